@@ -1,0 +1,63 @@
+//===- JxDialect.td - The jx dialect: JAX's primitives on tensors -*- tablegen -*-===//
+//
+// The dialect declaration and the base classes its ops and attributes use.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COTANGENT_DIALECTS_JX_JXDIALECT_TD
+#define COTANGENT_DIALECTS_JX_JXDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def Jx_Dialect : Dialect {
+  let name = "jx";
+  let cppNamespace = "::mlir::jx";
+  let summary = "JAX's primitives as ops on ranked tensors, plus remat structure.";
+  let description = [{
+    `jx` mirrors a jaxpr: each op is one JAX primitive on ranked tensors of
+    f32, f64, f16, bf16, i32, i64 or i1 (0-d tensors are scalars). There is
+    no implicit broadcasting or type promotion: the tracer makes both
+    explicit, as `jax.make_jaxpr` does. On top of the primitives the dialect
+    carries the structure automatic differentiation needs: `jx.remat`
+    (a region differentiated under a rematerialization policy),
+    `jx.checkpoint_name` and `jx.optimization_barrier`.
+
+    ```mlir
+    func.func @g(%W: tensor<5x4xf32>, %x: tensor<4xf32>) -> tensor<5xf32> {
+      %0 = jx.dot_general %W, %x, contracting_dims = [1] x [0], batch_dims = [] x []
+             : tensor<5x4xf32>, tensor<4xf32> -> tensor<5xf32>
+      %1 = jx.sin %0 : tensor<5xf32>
+      return %1 : tensor<5xf32>
+    }
+    ```
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+}
+
+class Jx_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Jx_Dialect, mnemonic, traits>;
+
+class Jx_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Jx_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Jx_FloatElement : AnyTypeOf<[F32, F64, F16, BF16]>;
+def Jx_IntElement : AnyTypeOf<[I32, I64]>;
+def Jx_Element : AnyTypeOf<[F32, F64, F16, BF16, I32, I64, I1]>;
+
+def Jx_Tensor : RankedTensorOf<[F32, F64, F16, BF16, I32, I64, I1]>;
+def Jx_FloatTensor : RankedTensorOf<[F32, F64, F16, BF16]>;
+def Jx_NumericTensor : RankedTensorOf<[F32, F64, F16, BF16, I32, I64]>;
+def Jx_IntOrBoolTensor : RankedTensorOf<[I32, I64, I1]>;
+def Jx_BoolTensor : RankedTensorOf<[I1]>;
+def Jx_IndexScalar : 0DTensorOf<[I32, I64]>;
+def Jx_SelectorTensor : RankedTensorOf<[I1, I32]>;
+
+#endif // COTANGENT_DIALECTS_JX_JXDIALECT_TD

@@ -1,0 +1,27 @@
+# lit configuration for Cotangent's FileCheck suite.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "Cotangent"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.cotangent_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "Inputs"]
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+tool_dirs = [config.cotangent_tools_dir, config.llvm_tools_dir]
+tools = ["cotangent-opt", "cotangent-run", "cotangent-interpret"]
+llvm_config.add_tool_substitutions(
+    [ToolSubst(t, unresolved="ignore") for t in tools], tool_dirs)
+config.substitutions.append(("%src_root", config.cotangent_src_root))
+
+# With COTANGENT_ROUNDTRIP=1 every cotangent-opt run also checks that its
+# output prints, parses and prints again identically (CIRCT's habit).
+if os.environ.get("COTANGENT_ROUNDTRIP") == "1":
+    config.substitutions.insert(
+        0, ("cotangent-opt ", "cotangent-opt --verify-roundtrip "))

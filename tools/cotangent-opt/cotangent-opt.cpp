@@ -1,0 +1,30 @@
+//===- cotangent-opt.cpp - the opt-style driver over jx IR ----------------===//
+//
+// MlirOptMain with the jx dialect, Cotangent's passes, and the upstream
+// dialects and passes the lowering pipelines use.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/jx/JxOps.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<mlir::jx::JxDialect>();
+
+  llvm::cl::AddExtraVersionPrinter(
+      [](llvm::raw_ostream &os) { os << "Cotangent " COTANGENT_VERSION "\n"; });
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Cotangent optimizer driver\n", registry));
+}
