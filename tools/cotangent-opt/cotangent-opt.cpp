@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/jx/JxOps.h"
+#include "passes/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -17,6 +18,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::cotangent::registerCotangentPasses();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -1,0 +1,363 @@
+//===- JxVjp.cpp - the forward/backward split -----------------------------===//
+//
+// JxVjpPass differentiates a function JAX style, linearize then transpose:
+//
+//  1. Clone @f into @f_fwd and flatten its jx.remat regions, tagging each
+//     flattened op with the policies of the regions it came from.
+//  2. Activity: a value is active if it depends on a float argument through
+//     differentiable ops and some returned value depends on it. Only ops
+//     with an active result and an active operand are differentiated.
+//  3. Linearize: after each such op, the op's rule emits the non-linear
+//     values its transpose needs (the residual candidates).
+//  4. Transpose: @f_bwd walks the ops in reverse, summing cotangents of values
+//     used several times. Every forward value the backward reads becomes a
+//     residual: an argument of @f_bwd and an extra result of @f_fwd, ordered
+//     arguments first, then intermediates in forward order. Constants are
+//     rebuilt in the backward instead of being saved.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "passes/RematTags.h"
+#include "passes/VjpRules.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::cotangent {
+#define GEN_PASS_DEF_JXVJPPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::cotangent
+
+using namespace mlir;
+using namespace mlir::cotangent;
+using namespace mlir::jx;
+
+namespace {
+
+bool isFloatTensor(Type t) { return isa<FloatType>(getElementTypeOrSelf(t)); }
+
+/// Moves the body of every jx.remat into its parent, innermost first, and
+/// tags the moved ops with the region's policy (see RematTags.h).
+void flattenRematRegions(func::FuncOp fn) {
+  int64_t nextId = 0;
+  SmallVector<RematOp> remats;
+  fn.walk([&](RematOp op) { remats.push_back(op); }); // post-order: inner first
+  for (RematOp remat : remats) {
+    int64_t id = nextId++;
+    Block &body = remat.getBody().front();
+    auto yield = cast<YieldOp>(body.getTerminator());
+    for (auto [arg, operand] : llvm::zip(body.getArguments(), remat.getOperands()))
+      arg.replaceAllUsesWith(operand);
+    for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
+      op.moveBefore(remat);
+      appendRematTag(&op, remat.getPolicy(), id, remat.getPreventCse());
+      op.walk([&](Operation *nested) {
+        if (nested != &op)
+          appendRematTag(nested, remat.getPolicy(), id, remat.getPreventCse());
+      });
+    }
+    remat.replaceAllUsesWith(yield.getOperands());
+    remat.erase();
+  }
+}
+
+class Differentiator {
+public:
+  Differentiator(func::FuncOp primal) : primal(primal), module(primal->getParentOfType<ModuleOp>()) {}
+
+  LogicalResult run();
+
+private:
+  LogicalResult checkSupported(func::FuncOp fwd);
+  void analyzeActivity(func::FuncOp fwd);
+  void linearize(func::FuncOp fwd);
+  void transpose(func::FuncOp fwd, func::FuncOp bwd);
+  Value residualInBackward(Value forwardValue, OpBuilder &b, Block &block);
+  void finish(func::FuncOp fwd, func::FuncOp bwd);
+  void emitVjp(func::FuncOp fwd, func::FuncOp bwd);
+
+  func::FuncOp primal;
+  ModuleOp module;
+  llvm::DenseSet<Value> active;
+  SmallVector<Operation *> differentiated; // forward order
+  llvm::DenseMap<Operation *, SmallVector<Value>> residualsOf;
+  llvm::MapVector<Value, BlockArgument> residualArgs;
+  llvm::DenseMap<Value, Value> rebuilt; // constants cloned into the backward
+};
+
+LogicalResult Differentiator::checkSupported(func::FuncOp fwd) {
+  WalkResult result = fwd.walk([&](Operation *op) -> WalkResult {
+    if (isa<WhileOp>(op))
+      return op->emitOpError("is not reverse-differentiable (its trip count is only known at run "
+                             "time); use jx.scan with a fixed length"),
+             WalkResult::interrupt();
+    if (isa<ScanOp, CondOp>(op))
+      return op->emitOpError("is not yet supported by --jx-vjp"), WalkResult::interrupt();
+    if (op->getDialect() && op->getDialect()->getNamespace() == "jx" && !lookupVjpRule(op) &&
+        !isa<YieldOp>(op))
+      return op->emitOpError("has no differentiation rule"), WalkResult::interrupt();
+    if (!isa<func::ReturnOp>(op) && op != fwd && op->getDialect() &&
+        op->getDialect()->getNamespace() != "jx")
+      return op->emitOpError("cannot be differentiated by --jx-vjp (only jx ops can)"),
+             WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+void Differentiator::analyzeActivity(func::FuncOp fwd) {
+  Block &body = fwd.getBody().front();
+  llvm::DenseSet<Value> varying;
+  for (BlockArgument arg : body.getArguments())
+    if (isFloatTensor(arg.getType()))
+      varying.insert(arg);
+  for (Operation &op : body.without_terminator()) {
+    if (isa<StopGradientOp>(op))
+      continue;
+    if (llvm::any_of(op.getOperands(), [&](Value v) { return varying.contains(v); }))
+      for (Value r : op.getResults())
+        if (isFloatTensor(r.getType()))
+          varying.insert(r);
+  }
+  llvm::DenseSet<Value> useful(body.getTerminator()->operand_begin(),
+                               body.getTerminator()->operand_end());
+  for (Operation &op : llvm::reverse(body.without_terminator()))
+    if (llvm::any_of(op.getResults(), [&](Value v) { return useful.contains(v); }))
+      useful.insert(op.operand_begin(), op.operand_end());
+  for (Value v : varying)
+    if (useful.contains(v))
+      active.insert(v);
+  for (Operation &op : body.without_terminator())
+    if (llvm::any_of(op.getResults(), [&](Value v) { return active.contains(v); }) &&
+        llvm::any_of(op.getOperands(), [&](Value v) { return active.contains(v); }))
+      differentiated.push_back(&op);
+}
+
+SmallVector<bool> activeMask(Operation *op, const llvm::DenseSet<Value> &active) {
+  return llvm::map_to_vector(op->getOperands(), [&](Value v) { return active.contains(v); });
+}
+
+void Differentiator::linearize(func::FuncOp fwd) {
+  OpBuilder b(fwd.getContext());
+  for (Operation *op : differentiated) {
+    b.setInsertionPointAfter(op);
+    JxBuilder jb(b, op->getLoc());
+    residualsOf[op] = lookupVjpRule(op)->linearize(jb, op, activeMask(op, active));
+    // What the linearization computed belongs to the op's remat regions too.
+    for (Operation *it = op->getNextNode(); it && it != &*b.getInsertionPoint();
+         it = it->getNextNode())
+      copyRematTags(op, it);
+  }
+}
+
+/// Values that depend on no argument (constants and what is computed from
+/// them) are rebuilt in the backward rather than saved.
+bool isArgumentFree(Value v) {
+  Operation *def = v.getDefiningOp();
+  return def && isMemoryEffectFree(def) && def->getNumRegions() == 0 &&
+         llvm::all_of(def->getOperands(), isArgumentFree);
+}
+
+Value Differentiator::residualInBackward(Value v, OpBuilder &b, Block &block) {
+  if (auto it = residualArgs.find(v); it != residualArgs.end())
+    return it->second;
+  if (auto it = rebuilt.find(v); it != rebuilt.end())
+    return it->second;
+  if (isArgumentFree(v)) {
+    Operation *def = v.getDefiningOp();
+    IRMapping map;
+    for (Value operand : def->getOperands())
+      map.map(operand, residualInBackward(operand, b, block));
+    Operation *clone = b.clone(*def, map);
+    for (auto [from, to] : llvm::zip(def->getResults(), clone->getResults()))
+      rebuilt[from] = to;
+    return rebuilt[v];
+  }
+  BlockArgument arg = block.addArgument(v.getType(), v.getLoc());
+  residualArgs[v] = arg;
+  return arg;
+}
+
+void Differentiator::transpose(func::FuncOp fwd, func::FuncOp bwd) {
+  Block &block = bwd.getBody().front();
+  OpBuilder b = OpBuilder::atBlockEnd(&block);
+  llvm::DenseMap<Value, Value> cts;
+  auto ret = cast<func::ReturnOp>(fwd.getBody().front().getTerminator());
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    if (!active.contains(v))
+      continue;
+    JxBuilder jb(b, v.getLoc());
+    cts[v] = jb.add(cts.lookup(v), block.getArgument(i));
+  }
+  for (Operation *op : llvm::reverse(differentiated)) {
+    SmallVector<Value> outCts =
+        llvm::map_to_vector(op->getResults(), [&](Value r) { return cts.lookup(r); });
+    if (llvm::all_of(outCts, [](Value v) { return !v; }))
+      continue;
+    JxBuilder jb(b, op->getLoc());
+    SmallVector<Value> residuals = llvm::map_to_vector(
+        residualsOf[op], [&](Value v) { return residualInBackward(v, b, block); });
+    SmallVector<bool> mask = activeMask(op, active);
+    SmallVector<Value> inCts = lookupVjpRule(op)->transpose(jb, op, mask, residuals, outCts);
+    for (auto [operand, ct, isActive] : llvm::zip(op->getOperands(), inCts, mask))
+      if (isActive && ct)
+        cts[operand] = jb.add(cts.lookup(operand), ct);
+  }
+  SmallVector<Value> grads;
+  for (BlockArgument arg : fwd.getArguments()) {
+    JxBuilder jb(b, arg.getLoc());
+    grads.push_back(jb.orZeros(cts.lookup(arg), arg.getType()));
+  }
+  func::ReturnOp::create(b, primal.getLoc(), grads);
+}
+
+/// Orders residuals: arguments first, then intermediates in forward order.
+SmallVector<Value> orderResiduals(const llvm::MapVector<Value, BlockArgument> &residualArgs) {
+  SmallVector<Value> ordered;
+  for (auto &entry : residualArgs)
+    ordered.push_back(entry.first);
+  llvm::stable_sort(ordered, [](Value a, Value b) {
+    auto argA = dyn_cast<BlockArgument>(a), argB = dyn_cast<BlockArgument>(b);
+    if (argA || argB)
+      return argA && (!argB || argA.getArgNumber() < argB.getArgNumber());
+    Operation *opA = a.getDefiningOp(), *opB = b.getDefiningOp();
+    if (opA == opB)
+      return cast<OpResult>(a).getResultNumber() < cast<OpResult>(b).getResultNumber();
+    return opA->isBeforeInBlock(opB);
+  });
+  return ordered;
+}
+
+void Differentiator::finish(func::FuncOp fwd, func::FuncOp bwd) {
+  Block &fwdBody = fwd.getBody().front(), &bwdBody = bwd.getBody().front();
+  // The backward's placeholders were appended after its cotangent arguments
+  // in the order the transpose asked for them; put them in front, in order.
+  SmallVector<Value> ordered = orderResiduals(residualArgs);
+  for (auto [i, v] : llvm::enumerate(ordered))
+    residualArgs[v].replaceAllUsesWith(bwdBody.insertArgument(i, v.getType(), v.getLoc()));
+  for (size_t i = 0; i < ordered.size(); ++i)
+    bwdBody.eraseArgument(bwdBody.getNumArguments() - 1);
+
+  auto ret = cast<func::ReturnOp>(fwdBody.getTerminator());
+  unsigned numResults = ret.getNumOperands();
+  SmallVector<Value> outs(ret.getOperands());
+  outs.append(ordered);
+  OpBuilder b(ret);
+  func::ReturnOp::create(b, ret.getLoc(), outs);
+  ret.erase();
+  fwd.setFunctionType(FunctionType::get(fwd.getContext(), fwd.getArgumentTypes(),
+                                        ValueRange(outs).getTypes()));
+  // Drop what the linearization computed that no residual needed.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(fwdBody.without_terminator())))
+    if (op.use_empty() && isMemoryEffectFree(&op))
+      op.erase();
+
+  bwd.setFunctionType(FunctionType::get(bwd.getContext(), bwdBody.getArgumentTypes(),
+                                        bwdBody.getTerminator()->getOperandTypes()));
+  Builder attrs(fwd.getContext());
+  fwd->setAttr(kNumPrimalResultsAttr, attrs.getI64IntegerAttr(numResults));
+  bwd->setAttr(kNumResidualsAttr, attrs.getI64IntegerAttr(ordered.size()));
+}
+
+void Differentiator::emitVjp(func::FuncOp fwd, func::FuncOp bwd) {
+  OpBuilder b(module.getContext());
+  b.setInsertionPointAfter(bwd);
+  Location loc = primal.getLoc();
+  FunctionType primalType = primal.getFunctionType();
+
+  SmallVector<Type> inputs(primalType.getInputs());
+  inputs.append(primalType.getResults().begin(), primalType.getResults().end());
+  SmallVector<Type> outputs(primalType.getResults());
+  outputs.append(primalType.getInputs().begin(), primalType.getInputs().end());
+  auto vjp = func::FuncOp::create(b, loc, (primal.getSymName() + "_vjp").str(),
+                                  b.getFunctionType(inputs, outputs));
+  Block *entry = vjp.addEntryBlock();
+  OpBuilder body = OpBuilder::atBlockEnd(entry);
+  unsigned numArgs = primalType.getNumInputs(), numResults = primalType.getNumResults();
+  auto fwdCall = func::CallOp::create(body, loc, fwd, entry->getArguments().take_front(numArgs));
+  SmallVector<Value> bwdArgs(fwdCall.getResults().drop_front(numResults));
+  bwdArgs.append(entry->getArguments().begin() + numArgs, entry->getArguments().end());
+  auto bwdCall = func::CallOp::create(body, loc, bwd, bwdArgs);
+  SmallVector<Value> outs(fwdCall.getResults().take_front(numResults));
+  outs.append(bwdCall.getResults().begin(), bwdCall.getResults().end());
+  func::ReturnOp::create(body, loc, outs);
+
+  // value_and_grad for a scalar float loss: seed the cotangent with 1.
+  if (numResults != 1)
+    return;
+  auto loss = dyn_cast<RankedTensorType>(primalType.getResult(0));
+  if (!loss || loss.getRank() != 0 || !isFloatTensor(loss))
+    return;
+  SmallVector<Type> vgOutputs{loss};
+  vgOutputs.append(primalType.getInputs().begin(), primalType.getInputs().end());
+  b.setInsertionPointAfter(vjp);
+  auto vg = func::FuncOp::create(b, loc, (primal.getSymName() + "_value_and_grad").str(),
+                                 b.getFunctionType(primalType.getInputs(), vgOutputs));
+  Block *vgEntry = vg.addEntryBlock();
+  OpBuilder vgBody = OpBuilder::atBlockEnd(vgEntry);
+  JxBuilder jb(vgBody, loc);
+  SmallVector<Value> args(vgEntry->getArguments());
+  args.push_back(jb.splat(loss, 1.0));
+  auto call = func::CallOp::create(vgBody, loc, vjp, args);
+  func::ReturnOp::create(vgBody, loc, call.getResults());
+}
+
+LogicalResult Differentiator::run() {
+  std::string base = primal.getSymName().str();
+  for (StringRef suffix : {"_fwd", "_bwd", "_vjp", "_value_and_grad"})
+    if (SymbolTable::lookupSymbolIn(module, base + suffix.str()))
+      return primal.emitOpError() << "cannot be differentiated: '" << base << suffix
+                                  << "' already exists";
+  if (primal.isExternal())
+    return primal.emitOpError("has no body to differentiate");
+  if (!primal.getBody().hasOneBlock())
+    return primal.emitOpError("must have a single block to be differentiated");
+
+  OpBuilder b(module.getContext());
+  b.setInsertionPointAfter(primal);
+  auto fwd = cast<func::FuncOp>(b.clone(*primal));
+  fwd.setSymName(base + "_fwd");
+  flattenRematRegions(fwd);
+  if (failed(checkSupported(fwd))) {
+    fwd.erase();
+    return failure();
+  }
+  analyzeActivity(fwd);
+  linearize(fwd);
+
+  b.setInsertionPointAfter(fwd);
+  auto bwd = func::FuncOp::create(b, primal.getLoc(), base + "_bwd",
+                                  b.getFunctionType(primal.getResultTypes(), {}));
+  bwd.addEntryBlock();
+  transpose(fwd, bwd);
+  finish(fwd, bwd);
+  emitVjp(fwd, bwd);
+  return success();
+}
+
+struct JxVjpPass : cotangent::impl::JxVjpPassBase<JxVjpPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> targets;
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      if (fn.isExternal() || fn->hasAttr(kNumPrimalResultsAttr) || fn->hasAttr(kNumResidualsAttr))
+        continue;
+      if (function.empty() || fn.getSymName() == function)
+        targets.push_back(fn);
+    }
+    if (!function.empty() && targets.empty()) {
+      module.emitError() << "--jx-vjp: no function named '" << function << "'";
+      return signalPassFailure();
+    }
+    for (func::FuncOp fn : targets)
+      if (failed(Differentiator(fn).run()))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
