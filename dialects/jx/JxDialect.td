@@ -52,12 +52,14 @@ def Jx_FloatElement : AnyTypeOf<[F32, F64, F16, BF16]>;
 def Jx_IntElement : AnyTypeOf<[I32, I64]>;
 def Jx_Element : AnyTypeOf<[F32, F64, F16, BF16, I32, I64, I1]>;
 
-def Jx_Tensor : RankedTensorOf<[F32, F64, F16, BF16, I32, I64, I1]>;
-def Jx_FloatTensor : RankedTensorOf<[F32, F64, F16, BF16]>;
-def Jx_NumericTensor : RankedTensorOf<[F32, F64, F16, BF16, I32, I64]>;
-def Jx_IntOrBoolTensor : RankedTensorOf<[I32, I64, I1]>;
-def Jx_BoolTensor : RankedTensorOf<[I1]>;
+// Shapes are static: the shape rules and the byte counts of the runtime
+// rely on every dimension being known.
+def Jx_Tensor : StaticShapeTensorOf<[F32, F64, F16, BF16, I32, I64, I1]>;
+def Jx_FloatTensor : StaticShapeTensorOf<[F32, F64, F16, BF16]>;
+def Jx_NumericTensor : StaticShapeTensorOf<[F32, F64, F16, BF16, I32, I64]>;
+def Jx_IntOrBoolTensor : StaticShapeTensorOf<[I32, I64, I1]>;
+def Jx_BoolTensor : StaticShapeTensorOf<[I1]>;
 def Jx_IndexScalar : 0DTensorOf<[I32, I64]>;
-def Jx_SelectorTensor : RankedTensorOf<[I1, I32]>;
+def Jx_SelectorTensor : StaticShapeTensorOf<[I1, I32]>;
 
 #endif // COTANGENT_DIALECTS_JX_JXDIALECT_TD

@@ -26,7 +26,8 @@ LogicalResult verifyRegionSignature(Operation *op, Region &region, TypeRange arg
   if (block.getArgumentTypes() != args)
     return op->emitOpError() << what << " takes (" << block.getArgumentTypes()
                              << ") but must take (" << args << ")";
-  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  // The block may still be empty here: op verifiers run before block checks.
+  auto yield = block.empty() ? YieldOp() : dyn_cast<YieldOp>(block.back());
   if (!yield)
     return op->emitOpError() << what << " must end in jx.yield";
   if (yield.getOperandTypes() != yields)
@@ -79,7 +80,9 @@ OpFoldResult SelectNOp::fold(FoldAdaptor adaptor) {
   auto which = dyn_cast_if_present<SplatElementsAttr>(adaptor.getWhich());
   if (!which)
     return {};
-  int64_t index = which.getSplatValue<APInt>().getZExtValue();
+  // An i32 selector is signed: a negative index clamps to the first case.
+  APInt value = which.getSplatValue<APInt>();
+  int64_t index = value.getBitWidth() == 1 ? value.getZExtValue() : value.getSExtValue();
   index = std::clamp<int64_t>(index, 0, getCases().size() - 1);
   return getCases()[index];
 }
@@ -242,7 +245,9 @@ LogicalResult ScanOp::verify() {
   int64_t numOperands = getOperands().size();
   if (getLength() < 0)
     return emitOpError() << "length must not be negative, got " << getLength();
-  if (numConsts < 0 || numCarry < 0 || numConsts + numCarry > numOperands)
+  // Compared one at a time so that huge counts cannot overflow the sum.
+  if (numConsts < 0 || numCarry < 0 || numConsts > numOperands ||
+      numCarry > numOperands - numConsts)
     return emitOpError() << "consts (" << numConsts << ") and carry (" << numCarry
                          << ") exceed the " << numOperands << " operands";
   SmallVector<Type> argTypes(getOperands().take_front(numConsts + numCarry).getTypes());

@@ -246,13 +246,15 @@ def Jx_ConcatenateOp : Jx_Op<"concatenate", [Pure, InferTypeOpAdaptor]> {
   let summary = "concatenate along one dimension";
   let description = [{
     ```mlir
-    %2 = jx.concatenate %0, %1, dim = 0 : tensor<2xf32>, tensor<3xf32> -> tensor<5xf32>
+    %2 = jx.concatenate(%0, %1) dim = 0 : tensor<2xf32>, tensor<3xf32> -> tensor<5xf32>
     ```
   }];
   let arguments = (ins Variadic<Jx_Tensor>:$inputs, I64Attr:$dimension);
   let results = (outs Jx_Tensor:$result);
+  // Parenthesized as scan's operands are: after `$inputs ,` the parser
+  // expects another operand, so `%0, %1, dim = 0` could not be read back.
   let assemblyFormat = [{
-    $inputs `,` `dim` `=` $dimension attr-dict `:` type($inputs) `->` type($result)
+    `(` $inputs `)` `dim` `=` $dimension attr-dict `:` type($inputs) `->` type($result)
   }];
   let hasFolder = 1;
 }
@@ -386,7 +388,7 @@ def Jx_ArgmaxOp : Jx_Op<"argmax", [Pure]> {
     ```
   }];
   let arguments = (ins Jx_NumericTensor:$operand, I64Attr:$axis);
-  let results = (outs RankedTensorOf<[I32, I64]>:$result);
+  let results = (outs StaticShapeTensorOf<[I32, I64]>:$result);
   let assemblyFormat = "$operand `,` `axis` `=` $axis attr-dict `:` type($operand) `->` type($result)";
   let hasVerifier = 1;
 }

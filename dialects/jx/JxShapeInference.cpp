@@ -136,8 +136,14 @@ LogicalResult DotGeneralOp::inferReturnTypes(MLIRContext *, std::optional<Locati
     if (!rhsUsed.test(i))
       shape.push_back(rhs.getDimSize(i));
   Type element = lhs.getElementType();
-  if (auto preferred = adaptor.getPreferredElementType())
+  if (auto preferred = adaptor.getPreferredElementType()) {
+    // Checked before building the type: a tensor cannot hold e.g. a tensor.
+    if (!isa<Float32Type, Float64Type, Float16Type, BFloat16Type>(*preferred) &&
+        !preferred->isInteger(32) && !preferred->isInteger(64))
+      return emitOptionalError(loc, "preferred_element_type must be one of f32, f64, f16, "
+                                    "bf16, i32, i64, got ", *preferred);
     element = *preferred;
+  }
   results.push_back(RankedTensorType::get(shape, element));
   return success();
 }
