@@ -1,0 +1,54 @@
+//===- Evaluator.h - Block evaluation inside the interpreter ----*- C++ -*-===//
+//
+// Internal to the interpreter: the Evaluator runs blocks op by op, holding
+// each SSA value's tensor from its definition to its last use; evalOp maps
+// one operation to the functions of Ops.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COTANGENT_RUNTIME_INTERPRETER_EVALUATOR_H
+#define COTANGENT_RUNTIME_INTERPRETER_EVALUATOR_H
+
+#include "runtime/interpreter/Tensor.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <vector>
+
+namespace cotangent::interp::detail {
+
+using Results = llvm::FailureOr<std::vector<Tensor>>;
+
+class Evaluator {
+public:
+  /// Runs the single block of `region` on `args`; returns what it yields.
+  Results evalRegion(mlir::Region &region, std::vector<Tensor> args);
+  /// Runs `fn` on `args` after checking their count and types (and
+  /// verifying `fn` the first time).
+  Results callFunction(mlir::func::FuncOp fn, std::vector<Tensor> args);
+
+private:
+  /// For each op of `block`, the values of the block whose last use (in the
+  /// op or its regions) it is; computed once per block.
+  const llvm::DenseMap<mlir::Operation *, llvm::SmallVector<mlir::Value>> &
+  getLastUses(mlir::Block &block);
+
+  llvm::DenseMap<mlir::Block *, llvm::DenseMap<mlir::Operation *, llvm::SmallVector<mlir::Value>>>
+      lastUses;
+  llvm::DenseSet<mlir::Operation *> verified;
+};
+
+/// Evaluates `op` (not a terminator) on its operands' tensors; emits a
+/// diagnostic at the op and fails when the op is not supported.
+Results evalOp(Evaluator &evaluator, mlir::Operation &op, llvm::ArrayRef<Tensor> operands);
+
+/// evalOp for ops with regions or callees: jx.scan, jx.cond, jx.while,
+/// jx.remat and func.call (EvalControlFlow.cpp).
+Results evalControlFlowOp(Evaluator &evaluator, mlir::Operation &op,
+                          llvm::ArrayRef<Tensor> operands);
+
+} // namespace cotangent::interp::detail
+
+#endif // COTANGENT_RUNTIME_INTERPRETER_EVALUATOR_H

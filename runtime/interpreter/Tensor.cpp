@@ -1,0 +1,325 @@
+//===- Tensor.cpp - Host tensors of the reference interpreter -------------===//
+//
+// Implements the Tensor buffer (shared, copy-on-write, counted by the current
+// MemoryScope) and the conversions between stored elements and doubles or
+// integers. f16 and bf16 round with APFloat's round-to-nearest-even, so a
+// double is rounded once, straight to the storage type.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/interpreter/Tensor.h"
+
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+using namespace cotangent::interp;
+using llvm::APFloat;
+using llvm::APInt;
+
+//===----------------------------------------------------------------------===//
+// Memory accounting
+//===----------------------------------------------------------------------===//
+
+namespace {
+thread_local std::shared_ptr<MemoryCounter> currentCounter;
+} // namespace
+
+void MemoryCounter::allocate(int64_t bytes) {
+  liveBytes += bytes;
+  peakBytes = std::max(peakBytes, liveBytes);
+}
+
+void MemoryCounter::release(int64_t bytes) { liveBytes -= bytes; }
+
+MemoryScope::MemoryScope(std::shared_ptr<MemoryCounter> counter)
+    : previous(std::move(currentCounter)) {
+  currentCounter = std::move(counter);
+}
+
+MemoryScope::~MemoryScope() { currentCounter = std::move(previous); }
+
+/// A byte buffer that reports its size to the counter current at its birth.
+struct Tensor::Buffer {
+  std::vector<char> bytes;
+  std::shared_ptr<MemoryCounter> counter;
+
+  explicit Buffer(std::vector<char> init) : bytes(std::move(init)), counter(currentCounter) {
+    if (counter)
+      counter->allocate(static_cast<int64_t>(bytes.size()));
+  }
+  ~Buffer() {
+    if (counter)
+      counter->release(static_cast<int64_t>(bytes.size()));
+  }
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+};
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+llvm::FailureOr<ElementKind> cotangent::interp::getElementKind(mlir::Type type) {
+  if (type.isF32())
+    return ElementKind::F32;
+  if (type.isF64())
+    return ElementKind::F64;
+  if (type.isF16())
+    return ElementKind::F16;
+  if (type.isBF16())
+    return ElementKind::BF16;
+  if (type.isSignlessInteger(32))
+    return ElementKind::I32;
+  if (type.isSignlessInteger(64))
+    return ElementKind::I64;
+  if (type.isSignlessInteger(1))
+    return ElementKind::I1;
+  return llvm::failure();
+}
+
+bool cotangent::interp::isSupportedType(mlir::Type type) {
+  auto ranked = llvm::dyn_cast<mlir::RankedTensorType>(type);
+  return ranked && ranked.hasStaticShape() && succeeded(getElementKind(ranked.getElementType()));
+}
+
+int64_t cotangent::interp::getElementByteWidth(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::F64:
+  case ElementKind::I64:
+    return 8;
+  case ElementKind::F32:
+  case ElementKind::I32:
+    return 4;
+  case ElementKind::F16:
+  case ElementKind::BF16:
+    return 2;
+  case ElementKind::I1:
+    return 1;
+  }
+  return 1;
+}
+
+static const llvm::fltSemantics &halfSemantics(ElementKind kind) {
+  return kind == ElementKind::F16 ? APFloat::IEEEhalf() : APFloat::BFloat();
+}
+
+static uint16_t roundToHalf(double v, ElementKind kind) {
+  APFloat f(v);
+  bool lost = false;
+  f.convert(halfSemantics(kind), APFloat::rmNearestTiesToEven, &lost);
+  return static_cast<uint16_t>(f.bitcastToAPInt().getZExtValue());
+}
+
+static double widenHalf(uint16_t bits, ElementKind kind) {
+  if (kind == ElementKind::BF16)
+    return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+  APFloat f(APFloat::IEEEhalf(), APInt(16, bits));
+  bool lost = false;
+  f.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+  return f.convertToDouble();
+}
+
+/// `v` truncated toward zero and saturated to [lo, hi]; NaN becomes 0.
+static int64_t saturate(double v, int64_t lo, int64_t hi) {
+  if (std::isnan(v))
+    return 0;
+  if (v <= static_cast<double>(lo))
+    return lo;
+  if (v >= static_cast<double>(hi))
+    return hi;
+  return static_cast<int64_t>(v);
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor
+//===----------------------------------------------------------------------===//
+
+Tensor::Tensor(mlir::RankedTensorType type, std::shared_ptr<Buffer> buffer)
+    : type(type), kind(*cotangent::interp::getElementKind(type.getElementType())),
+      buffer(std::move(buffer)) {}
+
+Tensor::Tensor(mlir::RankedTensorType type)
+    : type(type), kind(*cotangent::interp::getElementKind(type.getElementType())) {
+  buffer = std::make_shared<Buffer>(
+      std::vector<char>(type.getNumElements() * getElementByteWidth(kind), 0));
+}
+
+Tensor Tensor::fromDoubles(mlir::RankedTensorType type, llvm::ArrayRef<double> values) {
+  Tensor t(type);
+  for (int64_t i = 0, e = std::min<int64_t>(t.getNumElements(), values.size()); i < e; ++i)
+    t.setDouble(i, values[i]);
+  return t;
+}
+
+Tensor Tensor::fromInts(mlir::RankedTensorType type, llvm::ArrayRef<int64_t> values) {
+  Tensor t(type);
+  for (int64_t i = 0, e = std::min<int64_t>(t.getNumElements(), values.size()); i < e; ++i)
+    t.setInt(i, values[i]);
+  return t;
+}
+
+Tensor Tensor::fromAttr(mlir::DenseElementsAttr attr) {
+  Tensor t(llvm::cast<mlir::RankedTensorType>(attr.getType()));
+  int64_t i = 0;
+  if (t.isFloat()) {
+    for (APFloat v : attr.getValues<APFloat>()) {
+      uint64_t bits = v.bitcastToAPInt().getZExtValue();
+      std::memcpy(t.data() + i++ * getElementByteWidth(t.kind), &bits,
+                  getElementByteWidth(t.kind)); // little-endian host
+    }
+    return t;
+  }
+  for (APInt v : attr.getValues<APInt>())
+    t.setInt(i++, t.kind == ElementKind::I1 ? v.getZExtValue() : v.getSExtValue());
+  return t;
+}
+
+mlir::DenseElementsAttr Tensor::toAttr() const {
+  int64_t n = getNumElements();
+  if (isFloat()) {
+    llvm::SmallVector<APFloat> values;
+    values.reserve(n);
+    for (int64_t i = 0; i < n; ++i) {
+      switch (kind) {
+      case ElementKind::F32:
+        values.emplace_back(static_cast<float>(getDouble(i)));
+        break;
+      case ElementKind::F64:
+        values.emplace_back(getDouble(i));
+        break;
+      default: {
+        uint16_t bits;
+        std::memcpy(&bits, data() + 2 * i, 2);
+        values.emplace_back(halfSemantics(kind), APInt(16, bits));
+      }
+      }
+    }
+    return mlir::DenseElementsAttr::get(type, values);
+  }
+  unsigned width = type.getElementType().getIntOrFloatBitWidth();
+  llvm::SmallVector<APInt> values;
+  values.reserve(n);
+  for (int64_t i = 0; i < n; ++i)
+    values.emplace_back(width, static_cast<uint64_t>(getInt(i)), /*isSigned=*/width > 1);
+  return mlir::DenseElementsAttr::get(type, values);
+}
+
+int64_t Tensor::getByteSize() const { return getNumElements() * getElementByteWidth(kind); }
+
+const char *Tensor::data() const { return buffer->bytes.data(); }
+
+char *Tensor::data() {
+  if (buffer.use_count() > 1)
+    buffer = std::make_shared<Buffer>(buffer->bytes);
+  return buffer->bytes.data();
+}
+
+Tensor Tensor::clone() const {
+  return Tensor(type, std::make_shared<Buffer>(buffer->bytes));
+}
+
+Tensor Tensor::withType(mlir::RankedTensorType newType) const { return Tensor(newType, buffer); }
+
+double Tensor::getDouble(int64_t i) const {
+  const char *p = data() + i * getElementByteWidth(kind);
+  switch (kind) {
+  case ElementKind::F32: {
+    float v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  case ElementKind::F64: {
+    double v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  case ElementKind::F16:
+  case ElementKind::BF16: {
+    uint16_t bits;
+    std::memcpy(&bits, p, 2);
+    return widenHalf(bits, kind);
+  }
+  default:
+    return static_cast<double>(getInt(i));
+  }
+}
+
+void Tensor::setDouble(int64_t i, double v) {
+  char *p = data() + i * getElementByteWidth(kind);
+  switch (kind) {
+  case ElementKind::F32: {
+    float f = static_cast<float>(v);
+    std::memcpy(p, &f, 4);
+    return;
+  }
+  case ElementKind::F64:
+    std::memcpy(p, &v, 8);
+    return;
+  case ElementKind::F16:
+  case ElementKind::BF16: {
+    uint16_t bits = roundToHalf(v, kind);
+    std::memcpy(p, &bits, 2);
+    return;
+  }
+  case ElementKind::I32:
+    setInt(i, saturate(v, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
+    return;
+  case ElementKind::I64:
+    setInt(i, saturate(v, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()));
+    return;
+  case ElementKind::I1:
+    setInt(i, v != 0.0);
+    return;
+  }
+}
+
+int64_t Tensor::getInt(int64_t i) const {
+  const char *p = data() + i * getElementByteWidth(kind);
+  switch (kind) {
+  case ElementKind::I32: {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  case ElementKind::I64: {
+    int64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  case ElementKind::I1:
+    return *p != 0;
+  default:
+    return saturate(getDouble(i), std::numeric_limits<int64_t>::min(),
+                    std::numeric_limits<int64_t>::max());
+  }
+}
+
+void Tensor::setInt(int64_t i, int64_t v) {
+  char *p = data() + i * getElementByteWidth(kind);
+  switch (kind) {
+  case ElementKind::I32: {
+    auto w = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(v)));
+    std::memcpy(p, &w, 4);
+    return;
+  }
+  case ElementKind::I64:
+    std::memcpy(p, &v, 8);
+    return;
+  case ElementKind::I1:
+    *p = v != 0;
+    return;
+  default:
+    setDouble(i, static_cast<double>(v));
+  }
+}
+
+void Tensor::copyElement(int64_t i, const Tensor &src, int64_t srcIndex) {
+  int64_t width = getElementByteWidth(kind);
+  std::memcpy(data() + i * width, src.data() + srcIndex * width, width);
+}

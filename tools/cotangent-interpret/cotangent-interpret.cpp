@@ -1,0 +1,139 @@
+//===- cotangent-interpret.cpp - Run a jx function on the interpreter -----===//
+//
+// cotangent-interpret FILE.mlir --fn NAME [--arg LITERAL]... [--seed N] [--memory]
+//
+// Parses FILE (jx + func dialects), runs @NAME on the reference interpreter
+// and prints each result as an MLIR attribute literal. Arguments are dense
+// attribute literals ("dense<[1.0, 2.0]> : tensor<2xf32>"), in order;
+// arguments not given are drawn from --seed: uniform [-1, 1) for floats,
+// integers in [-5, 5], booleans 0 / 1. Bad input gets a diagnostic with its
+// location and exit code 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/interpreter/Interpreter.h"
+
+#include "dialects/jx/JxOps.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <random>
+
+using namespace mlir;
+using namespace cotangent::interp;
+
+namespace {
+
+llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional, llvm::cl::desc("<input .mlir file>"),
+                                         llvm::cl::Required);
+llvm::cl::opt<std::string> fnName("fn", llvm::cl::desc("The function to run"),
+                                  llvm::cl::value_desc("name"), llvm::cl::Required);
+llvm::cl::list<std::string> argLiterals(
+    "arg", llvm::cl::desc("An argument, as a dense attribute literal (repeat, in order)"),
+    llvm::cl::value_desc("literal"));
+llvm::cl::opt<uint64_t> seed("seed", llvm::cl::desc("Seed of the arguments not given"),
+                             llvm::cl::init(0));
+llvm::cl::opt<bool> printMemory("memory", llvm::cl::desc("Print the live and peak bytes"));
+
+/// A deterministic random tensor of `type` (same values on every platform:
+/// mt19937_64's output is fixed by the standard, the mapping is ours).
+Tensor randomTensor(RankedTensorType type, std::mt19937_64 &rng) {
+  Tensor t(type);
+  for (int64_t i = 0, e = t.getNumElements(); i < e; ++i) {
+    uint64_t bits = rng();
+    if (t.isFloat())
+      t.setDouble(i, static_cast<double>(bits >> 11) * 0x1.0p-52 - 1.0);
+    else if (t.getElementKind() == ElementKind::I1)
+      t.setInt(i, static_cast<int64_t>(bits >> 63));
+    else
+      t.setInt(i, static_cast<int64_t>(bits % 11) - 5);
+  }
+  return t;
+}
+
+/// The arguments of `fn`: the literals given, then random tensors.
+FailureOr<std::vector<Tensor>> makeArguments(func::FuncOp fn) {
+  FunctionType type = fn.getFunctionType();
+  if (argLiterals.size() > type.getNumInputs())
+    return emitError(fn.getLoc()) << "@" << fn.getSymName() << " takes " << type.getNumInputs()
+                          << " arguments, got " << argLiterals.size() << " --arg";
+  std::vector<Tensor> args;
+  for (auto [i, literal] : llvm::enumerate(argLiterals)) {
+    Attribute attr = parseAttribute(literal, fn.getContext());
+    if (!attr)
+      return failure();
+    auto dense = dyn_cast<DenseElementsAttr>(attr);
+    if (!dense || !isSupportedType(dense.getType()))
+      return emitError(fn.getArgument(i).getLoc())
+             << "--arg #" << i << " must be a dense literal of a static jx tensor type, got "
+             << attr;
+    args.push_back(Tensor::fromAttr(dense));
+  }
+  std::mt19937_64 rng(seed);
+  for (unsigned i = args.size(); i < type.getNumInputs(); ++i) {
+    if (!isSupportedType(type.getInput(i)))
+      return emitError(fn.getArgument(i).getLoc())
+             << "cannot make a random argument of type " << type.getInput(i);
+    args.push_back(randomTensor(cast<RankedTensorType>(type.getInput(i)), rng));
+  }
+  return args;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  llvm::cl::ParseCommandLineOptions(argc, argv, "Cotangent reference interpreter\n");
+
+  DialectRegistry registry;
+  registry.insert<jx::JxDialect, func::FuncDialect>();
+  MLIRContext context(registry);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(inputFilename, &error);
+  if (!file) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+  auto fn = module->lookupSymbol<func::FuncOp>(fnName);
+  if (!fn) {
+    emitError(module->getLoc()) << "no function named '" << fnName << "'";
+    return 1;
+  }
+
+  FailureOr<std::vector<Tensor>> args = makeArguments(fn);
+  if (failed(args))
+    return 1;
+  MemoryStats stats;
+  FailureOr<std::vector<Tensor>> results = run(fn, *args, printMemory ? &stats : nullptr);
+  if (failed(results))
+    return 1;
+
+  AsmState state(&context, OpPrintingFlags().printLargeElementsAttrWithHex(-1));
+  for (auto [i, result] : llvm::enumerate(*results)) {
+    llvm::outs() << "result " << i << ": ";
+    result.toAttr().print(llvm::outs(), state);
+    llvm::outs() << "\n";
+  }
+  if (printMemory)
+    llvm::outs() << "memory: live " << stats.liveBytes << " bytes, peak " << stats.peakBytes
+                 << " bytes\n";
+  return 0;
+}
