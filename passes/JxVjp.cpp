@@ -19,6 +19,8 @@
 
 #include "passes/Passes.h"
 #include "passes/RematTags.h"
+#include "passes/Residuals.h"
+#include "passes/VjpComposition.h"
 #include "passes/VjpRules.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -76,8 +78,8 @@ private:
   void linearize(func::FuncOp fwd);
   void transpose(func::FuncOp fwd, func::FuncOp bwd);
   Value residualInBackward(Value forwardValue, OpBuilder &b, Block &block);
+  void noteRequester(Value forwardValue);
   void finish(func::FuncOp fwd, func::FuncOp bwd);
-  void emitVjp(func::FuncOp fwd, func::FuncOp bwd);
 
   func::FuncOp primal;
   ModuleOp module;
@@ -86,6 +88,9 @@ private:
   llvm::DenseMap<Operation *, SmallVector<Value>> residualsOf;
   llvm::MapVector<Value, BlockArgument> residualArgs;
   llvm::DenseMap<Value, Value> rebuilt; // constants cloned into the backward
+  /// For each residual, the remat-region stacks of the ops whose rules asked for it.
+  llvm::DenseMap<Value, SmallVector<Attribute>> requesters;
+  Operation *requester = nullptr;
 };
 
 LogicalResult Differentiator::checkSupported(func::FuncOp fwd) {
@@ -181,6 +186,17 @@ Value Differentiator::residualInBackward(Value v, OpBuilder &b, Block &block) {
   return arg;
 }
 
+void Differentiator::noteRequester(Value v) {
+  if (!residualArgs.count(v))
+    return;
+  Attribute stack = requester->getAttr(kRematRegionsAttr);
+  if (!stack)
+    stack = DenseI64ArrayAttr::get(requester->getContext(), {});
+  auto &list = requesters[v];
+  if (!llvm::is_contained(list, stack))
+    list.push_back(stack);
+}
+
 void Differentiator::transpose(func::FuncOp fwd, func::FuncOp bwd) {
   Block &block = bwd.getBody().front();
   OpBuilder b = OpBuilder::atBlockEnd(&block);
@@ -198,8 +214,12 @@ void Differentiator::transpose(func::FuncOp fwd, func::FuncOp bwd) {
     if (llvm::all_of(outCts, [](Value v) { return !v; }))
       continue;
     JxBuilder jb(b, op->getLoc());
-    SmallVector<Value> residuals = llvm::map_to_vector(
-        residualsOf[op], [&](Value v) { return residualInBackward(v, b, block); });
+    requester = op;
+    SmallVector<Value> residuals = llvm::map_to_vector(residualsOf[op], [&](Value v) {
+      Value mapped = residualInBackward(v, b, block);
+      noteRequester(v);
+      return mapped;
+    });
     SmallVector<bool> mask = activeMask(op, active);
     SmallVector<Value> inCts = lookupVjpRule(op)->transpose(jb, op, mask, residuals, outCts);
     for (auto [operand, ct, isActive] : llvm::zip(op->getOperands(), inCts, mask))
@@ -214,32 +234,22 @@ void Differentiator::transpose(func::FuncOp fwd, func::FuncOp bwd) {
   func::ReturnOp::create(b, primal.getLoc(), grads);
 }
 
-/// Orders residuals: arguments first, then intermediates in forward order.
-SmallVector<Value> orderResiduals(const llvm::MapVector<Value, BlockArgument> &residualArgs) {
-  SmallVector<Value> ordered;
-  for (auto &entry : residualArgs)
-    ordered.push_back(entry.first);
-  llvm::stable_sort(ordered, [](Value a, Value b) {
-    auto argA = dyn_cast<BlockArgument>(a), argB = dyn_cast<BlockArgument>(b);
-    if (argA || argB)
-      return argA && (!argB || argA.getArgNumber() < argB.getArgNumber());
-    Operation *opA = a.getDefiningOp(), *opB = b.getDefiningOp();
-    if (opA == opB)
-      return cast<OpResult>(a).getResultNumber() < cast<OpResult>(b).getResultNumber();
-    return opA->isBeforeInBlock(opB);
-  });
-  return ordered;
-}
-
 void Differentiator::finish(func::FuncOp fwd, func::FuncOp bwd) {
   Block &fwdBody = fwd.getBody().front(), &bwdBody = bwd.getBody().front();
   // The backward's placeholders were appended after its cotangent arguments
   // in the order the transpose asked for them; put them in front, in order.
-  SmallVector<Value> ordered = orderResiduals(residualArgs);
+  SmallVector<Value> ordered;
+  for (auto &entry : residualArgs)
+    ordered.push_back(entry.first);
+  sortResiduals(ordered);
   for (auto [i, v] : llvm::enumerate(ordered))
     residualArgs[v].replaceAllUsesWith(bwdBody.insertArgument(i, v.getType(), v.getLoc()));
   for (size_t i = 0; i < ordered.size(); ++i)
     bwdBody.eraseArgument(bwdBody.getNumArguments() - 1);
+  bwd.setFunctionType(FunctionType::get(bwd.getContext(), bwdBody.getArgumentTypes(),
+                                        bwdBody.getTerminator()->getOperandTypes()));
+  for (auto [i, v] : llvm::enumerate(ordered))
+    bwd.setArgAttr(i, kRequestedByAttr, ArrayAttr::get(bwd.getContext(), requesters[v]));
 
   auto ret = cast<func::ReturnOp>(fwdBody.getTerminator());
   unsigned numResults = ret.getNumOperands();
@@ -251,58 +261,11 @@ void Differentiator::finish(func::FuncOp fwd, func::FuncOp bwd) {
   fwd.setFunctionType(FunctionType::get(fwd.getContext(), fwd.getArgumentTypes(),
                                         ValueRange(outs).getTypes()));
   // Drop what the linearization computed that no residual needed.
-  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(fwdBody.without_terminator())))
-    if (op.use_empty() && isMemoryEffectFree(&op))
-      op.erase();
+  eraseDeadOps(fwdBody);
 
-  bwd.setFunctionType(FunctionType::get(bwd.getContext(), bwdBody.getArgumentTypes(),
-                                        bwdBody.getTerminator()->getOperandTypes()));
   Builder attrs(fwd.getContext());
   fwd->setAttr(kNumPrimalResultsAttr, attrs.getI64IntegerAttr(numResults));
   bwd->setAttr(kNumResidualsAttr, attrs.getI64IntegerAttr(ordered.size()));
-}
-
-void Differentiator::emitVjp(func::FuncOp fwd, func::FuncOp bwd) {
-  OpBuilder b(module.getContext());
-  b.setInsertionPointAfter(bwd);
-  Location loc = primal.getLoc();
-  FunctionType primalType = primal.getFunctionType();
-
-  SmallVector<Type> inputs(primalType.getInputs());
-  inputs.append(primalType.getResults().begin(), primalType.getResults().end());
-  SmallVector<Type> outputs(primalType.getResults());
-  outputs.append(primalType.getInputs().begin(), primalType.getInputs().end());
-  auto vjp = func::FuncOp::create(b, loc, (primal.getSymName() + "_vjp").str(),
-                                  b.getFunctionType(inputs, outputs));
-  Block *entry = vjp.addEntryBlock();
-  OpBuilder body = OpBuilder::atBlockEnd(entry);
-  unsigned numArgs = primalType.getNumInputs(), numResults = primalType.getNumResults();
-  auto fwdCall = func::CallOp::create(body, loc, fwd, entry->getArguments().take_front(numArgs));
-  SmallVector<Value> bwdArgs(fwdCall.getResults().drop_front(numResults));
-  bwdArgs.append(entry->getArguments().begin() + numArgs, entry->getArguments().end());
-  auto bwdCall = func::CallOp::create(body, loc, bwd, bwdArgs);
-  SmallVector<Value> outs(fwdCall.getResults().take_front(numResults));
-  outs.append(bwdCall.getResults().begin(), bwdCall.getResults().end());
-  func::ReturnOp::create(body, loc, outs);
-
-  // value_and_grad for a scalar float loss: seed the cotangent with 1.
-  if (numResults != 1)
-    return;
-  auto loss = dyn_cast<RankedTensorType>(primalType.getResult(0));
-  if (!loss || loss.getRank() != 0 || !isFloatTensor(loss))
-    return;
-  SmallVector<Type> vgOutputs{loss};
-  vgOutputs.append(primalType.getInputs().begin(), primalType.getInputs().end());
-  b.setInsertionPointAfter(vjp);
-  auto vg = func::FuncOp::create(b, loc, (primal.getSymName() + "_value_and_grad").str(),
-                                 b.getFunctionType(primalType.getInputs(), vgOutputs));
-  Block *vgEntry = vg.addEntryBlock();
-  OpBuilder vgBody = OpBuilder::atBlockEnd(vgEntry);
-  JxBuilder jb(vgBody, loc);
-  SmallVector<Value> args(vgEntry->getArguments());
-  args.push_back(jb.splat(loss, 1.0));
-  auto call = func::CallOp::create(vgBody, loc, vjp, args);
-  func::ReturnOp::create(vgBody, loc, call.getResults());
 }
 
 LogicalResult Differentiator::run() {
@@ -334,7 +297,7 @@ LogicalResult Differentiator::run() {
   bwd.addEntryBlock();
   transpose(fwd, bwd);
   finish(fwd, bwd);
-  emitVjp(fwd, bwd);
+  emitVjpFunctions(fwd, bwd);
   return success();
 }
 

@@ -43,6 +43,41 @@ def JxVjpPass : Pass<"jx-vjp", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::jx::JxDialect", "mlir::func::FuncDialect"];
 }
 
+def JxRematPass : Pass<"jx-remat", "mlir::ModuleOp"> {
+  let summary = "Apply remat policies: recompute in the backward what a policy does not save";
+  let description = [{
+    Runs after `--jx-vjp`. For every residual of an `@f_fwd`/`@f_bwd` pair
+    that was computed inside `jx.remat` regions, the regions' policies decide:
+
+    - saved: it stays a residual;
+    - offloaded: it stays a residual whose `@f_fwd` result and `@f_bwd`
+      argument carry `jx.memory_kind` (the policy's destination, e.g.
+      "pinned_host"), so a runtime can place it;
+    - recomputed: it is rebuilt in `@f_bwd`, right before its first use, from
+      the nearest values that may be saved; those become residuals instead.
+
+    Which policies apply: the regions that contain both the value and the op
+    that needs it. A value computed in a region and used after it is that
+    region's output, and outputs are ordinary values of the enclosing code;
+    a value computed before a region is one of its inputs, which may be saved.
+    With nested regions a value is saved only if every region around it
+    allows it (the policies intersect): an outer `nothing_saveable` promises
+    that nothing inside it is kept, whatever the inner regions say.
+
+    With `prevent_cse` (the default) the saved inputs of a recomputation pass
+    through `jx.optimization_barrier`, so once `@f_fwd` and `@f_bwd` are
+    inlined into one function, CSE cannot merge the recomputation with the
+    forward computation it repeats. Both functions are then cleaned of dead
+    code.
+
+    ```mlir
+    // cotangent-opt --jx-vjp --jx-remat: with g under nothing_saveable,
+    // @g_fwd saves W and x, and @g_bwd recomputes cos(W @ x).
+    ```
+  }];
+  let dependentDialects = ["mlir::jx::JxDialect", "mlir::func::FuncDialect"];
+}
+
 def JxPrintSavedResidualsPass : Pass<"jx-print-saved-residuals", "mlir::ModuleOp"> {
   let summary = "Print the residuals each forward function saves for its backward";
   let description = [{

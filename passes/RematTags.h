@@ -22,6 +22,9 @@ inline constexpr llvm::StringLiteral kNumResidualsAttr = "jx.num_residuals";
 inline constexpr llvm::StringLiteral kRematPoliciesAttr = "jx.remat_policies";
 inline constexpr llvm::StringLiteral kRematRegionsAttr = "jx.remat_regions";
 inline constexpr llvm::StringLiteral kRematPreventCseAttr = "jx.remat_prevent_cse";
+/// On @f_bwd residual arguments: the remat-region stacks (DenseI64ArrayAttr,
+/// innermost first) of the ops whose VJP rules asked for the residual.
+inline constexpr llvm::StringLiteral kRequestedByAttr = "jx.requested_by";
 /// On @f_fwd results / @f_bwd arguments: the memory kind an offloaded residual lives in.
 inline constexpr llvm::StringLiteral kMemoryKindAttr = "jx.memory_kind";
 

@@ -3,10 +3,32 @@
 #include "passes/Residuals.h"
 #include "passes/RematTags.h"
 
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/JSON.h"
 
 using namespace mlir;
 using namespace mlir::cotangent;
+
+void mlir::cotangent::sortResiduals(SmallVectorImpl<Value> &values) {
+  llvm::stable_sort(values, [](Value a, Value b) {
+    auto argA = dyn_cast<BlockArgument>(a), argB = dyn_cast<BlockArgument>(b);
+    if (argA || argB)
+      return argA && (!argB || argA.getArgNumber() < argB.getArgNumber());
+    Operation *opA = a.getDefiningOp(), *opB = b.getDefiningOp();
+    if (opA == opB)
+      return cast<OpResult>(a).getResultNumber() < cast<OpResult>(b).getResultNumber();
+    return opA->isBeforeInBlock(opB);
+  });
+}
+
+void mlir::cotangent::eraseDeadOps(Block &block) {
+  for (Operation *op = block.empty() ? nullptr : &block.back(); op;) {
+    Operation *prev = op->getPrevNode();
+    if (op->use_empty() && isMemoryEffectFree(op) && !op->hasTrait<OpTrait::IsTerminator>())
+      op->erase();
+    op = prev;
+  }
+}
 
 std::string mlir::cotangent::shortTypeName(Type type) {
   auto tensor = cast<RankedTensorType>(type);

@@ -27,6 +27,13 @@ struct Residual {
   std::string memoryKind; ///< empty unless offloaded ("pinned_host")
 };
 
+/// Sorts forward values into residual order: arguments first (by position),
+/// then intermediates in forward order. All values live in one block.
+void sortResiduals(SmallVectorImpl<Value> &values);
+
+/// Erases side-effect-free ops of `block` whose results are unused, last first.
+void eraseDeadOps(Block &block);
+
 /// JAX's short type form: f32[5,4], bool[3], f64[].
 std::string shortTypeName(Type type);
 
