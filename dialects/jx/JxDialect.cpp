@@ -8,6 +8,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -19,6 +20,18 @@ using namespace mlir::jx;
 #define GET_ATTRDEF_CLASSES
 #include "dialects/jx/JxAttrs.cpp.inc"
 
+namespace {
+/// jx ops are pure tensor computations (regions are isolated from above), so
+/// calls to functions of jx ops may always be inlined -- which is how
+/// @f_vjp becomes one function in which CSE could undo rematerialization.
+struct JxInlinerInterface : DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Operation *, bool) const final { return true; }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final { return true; }
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final { return true; }
+};
+} // namespace
+
 void JxDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
@@ -28,6 +41,7 @@ void JxDialect::initialize() {
 #define GET_ATTRDEF_LIST
 #include "dialects/jx/JxAttrs.cpp.inc"
       >();
+  addInterfaces<JxInlinerInterface>();
 }
 
 Operation *JxDialect::materializeConstant(OpBuilder &builder, Attribute value,
