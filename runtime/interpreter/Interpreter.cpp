@@ -111,8 +111,11 @@ llvm::FailureOr<std::vector<Tensor>> cotangent::interp::run(func::FuncOp fn,
   std::vector<Tensor> owned;
   if (counter) {
     scope.emplace(counter);
-    for (const Tensor &arg : args)
-      owned.push_back(arg.clone());
+    // Counted copies of the arguments the body uses (unused ones stay uncounted).
+    for (auto [i, arg] : llvm::enumerate(args)) {
+      bool unused = !fn.isExternal() && i < fn.getNumArguments() && fn.getArgument(i).use_empty();
+      owned.push_back(unused ? arg : arg.clone());
+    }
   } else {
     owned.assign(args.begin(), args.end());
   }

@@ -41,6 +41,10 @@ func.func @views(%x: tensor<256xf32>) -> tensor<16x16xf32> {
   %2 = jx.stop_gradient %1 : tensor<16x16xf32>
   return %2 : tensor<16x16xf32>
 }
+func.func @unused(%x: tensor<256xf32>, %y: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = jx.neg %y : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
 func.func @caller(%x: tensor<2xf32>) -> tensor<2xf32> {
   %r = jx.remat (%x) : (tensor<2xf32>) -> tensor<2xf32> policy = #jx.policy<nothing_saveable> {
   ^bb0(%a: tensor<2xf32>):
@@ -133,6 +137,15 @@ TEST_CASE_METHOD(Fixture, "identities and reshapes share their operand's buffer"
   CHECK((*results)[0].getDouble(255) == 2.0);
   CHECK(stats.peakBytes == 1024);
   CHECK(stats.liveBytes == 1024);
+}
+
+TEST_CASE_METHOD(Fixture, "unused arguments are not counted", "[interpreter][memory]") {
+  MemoryStats stats;
+  auto results = run(fn("unused"), {filled({256}, 1.0), filled({2}, 3.0)}, &stats);
+  REQUIRE(succeeded(results));
+  CHECK((*results)[0].getDouble(1) == -3.0);
+  CHECK(stats.peakBytes == 16);
+  CHECK(stats.liveBytes == 8);
 }
 
 TEST_CASE_METHOD(Fixture, "scan frees each iteration's carry and slice", "[interpreter][memory]") {
