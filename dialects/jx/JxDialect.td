@@ -48,6 +48,13 @@ class Jx_Attr<string name, string attrMnemonic, list<Trait> traits = []>
 // Type constraints
 //===----------------------------------------------------------------------===//
 
+// An i64 attribute read as int64_t. Upstream I64Attr reads as uint64_t, so a
+// negative axis or exponent would pass every `< 0` check.
+def Jx_I64Attr : TypedSignlessIntegerAttrBase<I64, "int64_t",
+                                               "64-bit signless integer attribute"> {
+  let convertFromStorage = "$_self.getValue().getSExtValue()";
+}
+
 def Jx_FloatElement : AnyTypeOf<[F32, F64, F16, BF16]>;
 def Jx_IntElement : AnyTypeOf<[I32, I64]>;
 def Jx_Element : AnyTypeOf<[F32, F64, F16, BF16, I32, I64, I1]>;

@@ -59,6 +59,9 @@ LogicalResult IntegerPowOp::verify() {
 }
 
 LogicalResult SelectNOp::verify() {
+  // Result-type inference is verified after this verifier: do not assume a case.
+  if (getCases().empty())
+    return emitOpError() << "expected at least one case";
   auto which = tensorType(getWhich());
   Type caseType = getCases().front().getType();
   for (auto [i, c] : llvm::enumerate(getCases()))

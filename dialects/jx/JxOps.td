@@ -63,7 +63,7 @@ def Jx_IntegerPowOp : Jx_Op<"integer_pow",
     %1 = jx.integer_pow %0, y = 3 : tensor<5xf32>
     ```
   }];
-  let arguments = (ins Jx_NumericTensor:$operand, I64Attr:$y);
+  let arguments = (ins Jx_NumericTensor:$operand, Jx_I64Attr:$y);
   let results = (outs Jx_NumericTensor:$result);
   let assemblyFormat = "$operand `,` `y` `=` $y attr-dict `:` type($result)";
   let hasVerifier = 1;
@@ -249,7 +249,7 @@ def Jx_ConcatenateOp : Jx_Op<"concatenate", [Pure, InferTypeOpAdaptor]> {
     %2 = jx.concatenate(%0, %1) dim = 0 : tensor<2xf32>, tensor<3xf32> -> tensor<5xf32>
     ```
   }];
-  let arguments = (ins Variadic<Jx_Tensor>:$inputs, I64Attr:$dimension);
+  let arguments = (ins Variadic<Jx_Tensor>:$inputs, Jx_I64Attr:$dimension);
   let results = (outs Jx_Tensor:$result);
   // Parenthesized as scan's operands are: after `$inputs ,` the parser
   // expects another operand, so `%0, %1, dim = 0` could not be read back.
@@ -339,7 +339,7 @@ def Jx_IotaOp : Jx_Op<"iota", [Pure]> {
     %0 = jx.iota dim = 0 : tensor<5xi32>
     ```
   }];
-  let arguments = (ins I64Attr:$dimension);
+  let arguments = (ins Jx_I64Attr:$dimension);
   let results = (outs Jx_NumericTensor:$result);
   let assemblyFormat = "`dim` `=` $dimension attr-dict `:` type($result)";
   let hasVerifier = 1;
@@ -387,7 +387,7 @@ def Jx_ArgmaxOp : Jx_Op<"argmax", [Pure]> {
     %1 = jx.argmax %0, axis = 1 : tensor<5x4xf32> -> tensor<5xi32>
     ```
   }];
-  let arguments = (ins Jx_NumericTensor:$operand, I64Attr:$axis);
+  let arguments = (ins Jx_NumericTensor:$operand, Jx_I64Attr:$axis);
   let results = (outs StaticShapeTensorOf<[I32, I64]>:$result);
   let assemblyFormat = "$operand `,` `axis` `=` $axis attr-dict `:` type($operand) `->` type($result)";
   let hasVerifier = 1;
@@ -401,7 +401,7 @@ def Jx_CumsumOp : Jx_Op<"cumsum", [Pure, SameOperandsAndResultType, InferTypeOpI
     %2 = jx.cumsum %0, axis = 0 reverse : tensor<5xf32>
     ```
   }];
-  let arguments = (ins Jx_NumericTensor:$operand, I64Attr:$axis, UnitAttr:$reverse);
+  let arguments = (ins Jx_NumericTensor:$operand, Jx_I64Attr:$axis, UnitAttr:$reverse);
   let results = (outs Jx_NumericTensor:$result);
   let assemblyFormat = "$operand `,` `axis` `=` $axis (`reverse` $reverse^)? attr-dict `:` type($result)";
   let hasVerifier = 1;
@@ -445,8 +445,8 @@ def Jx_ScanOp : Jx_Op<"scan", [RecursiveMemoryEffects, IsolatedFromAbove, Single
     }
     ```
   }];
-  let arguments = (ins Variadic<Jx_Tensor>:$operands, I64Attr:$length,
-                   I64Attr:$num_consts, I64Attr:$num_carry, UnitAttr:$reverse);
+  let arguments = (ins Variadic<Jx_Tensor>:$operands, Jx_I64Attr:$length,
+                   Jx_I64Attr:$num_consts, Jx_I64Attr:$num_carry, UnitAttr:$reverse);
   let results = (outs Variadic<Jx_Tensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
