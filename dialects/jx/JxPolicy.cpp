@@ -85,8 +85,14 @@ FailureOr<PolicyAttr> parsePolicyBody(AsmParser &p) {
     llvm::interleaveComma(kPolicyNames, diag, [&](auto &entry) { diag << entry.first; });
     return failure();
   }
+  // getChecked reports a failed verify as a null attribute, which FailureOr
+  // would take for success: a composition would then hold a null policy.
   auto emit = [&](auto &&...parts) -> FailureOr<PolicyAttr> {
-    return PolicyAttr::getChecked([&] { return p.emitError(loc); }, ctx, parts...);
+    PolicyAttr policy =
+        PolicyAttr::getChecked([&] { return p.emitError(loc); }, ctx, parts...);
+    if (!policy)
+      return failure();
+    return policy;
   };
   SmallVector<StringAttr> names, offloaded;
   std::string src, dst;
