@@ -9,7 +9,7 @@
 
 #include "compiler/Trace.h"
 
-#include "compiler/JaxprPrinter.h"
+#include "passes/JaxprPrinter.h"
 #include "compiler/TraceState.h"
 
 #include "mlir/IR/Verifier.h"
@@ -45,7 +45,7 @@ std::string Traced::mlir(bool withLocations) const {
 std::string Traced::jaxpr() const {
   std::string s;
   llvm::raw_string_ostream os(s);
-  printJaxpr(func(), os);
+  mlir::cotangent::printJaxpr(func(), os);
   return s;
 }
 

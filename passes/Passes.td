@@ -102,4 +102,44 @@ def JxPrintSavedResidualsPass : Pass<"jx-print-saved-residuals", "mlir::ModuleOp
   ];
 }
 
+def JxPrintJaxprPass : Pass<"jx-print-jaxpr", "mlir::ModuleOp"> {
+  let summary = "Print functions as jaxprs";
+  let description = [{
+    Prints every function (or the one named by `function`) the way
+    `jax.make_jaxpr` shows a program; the IR is unchanged.
+
+    ```
+    { lambda ; a:f32[5,4] b:f32[4]. let
+        c:f32[5] = dot_general[dimension_numbers=(([1], [0]), ([], []))] a b
+        d:f32[5] = sin c
+      in (d,) }
+    ```
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"\"",
+           "Print only this function (default: all)">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "Where to print (default: stdout)">
+  ];
+}
+
+def JxDumpFwdBwdPass : Pass<"jx-dump-fwd-bwd", "mlir::ModuleOp"> {
+  let summary = "Print each forward and backward function side by side";
+  let description = [{
+    For every `@f_fwd`/`@f_bwd` pair (after `--jx-vjp`, and `--jx-remat` if
+    it ran), prints the forward on the left and the backward on the right,
+    in two columns fitted to `width` (default: the terminal's, from
+    $COLUMNS or the tty, else 160); long lines wrap inside their column.
+    `syntax=jaxpr` prints them as jaxprs instead of MLIR. The IR is unchanged.
+  }];
+  let options = [
+    Option<"syntax", "syntax", "std::string", /*default=*/"\"mlir\"",
+           "mlir or jaxpr">,
+    Option<"width", "width", "unsigned", /*default=*/"0",
+           "Total width in columns (0: the terminal's)">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "Where to print (default: stdout)">
+  ];
+}
+
 #endif // COTANGENT_PASSES_PASSES_TD

@@ -30,20 +30,21 @@ void mlir::cotangent::eraseDeadOps(Block &block) {
   }
 }
 
+std::string mlir::cotangent::elementTypeName(Type element) {
+  if (element.isInteger(1))
+    return "bool";
+  if (element.isInteger())
+    return "i" + std::to_string(element.getIntOrFloatBitWidth());
+  if (element.isBF16())
+    return "bf16";
+  return "f" + std::to_string(element.getIntOrFloatBitWidth());
+}
+
 std::string mlir::cotangent::shortTypeName(Type type) {
   auto tensor = cast<RankedTensorType>(type);
   std::string out;
   llvm::raw_string_ostream os(out);
-  Type element = tensor.getElementType();
-  if (element.isInteger(1))
-    os << "bool";
-  else if (element.isInteger())
-    os << "i" << element.getIntOrFloatBitWidth();
-  else if (element.isBF16())
-    os << "bf16";
-  else
-    os << "f" << element.getIntOrFloatBitWidth();
-  os << "[";
+  os << elementTypeName(tensor.getElementType()) << "[";
   llvm::interleave(tensor.getShape(), os, ",");
   os << "]";
   return out;

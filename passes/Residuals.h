@@ -34,6 +34,9 @@ void sortResiduals(SmallVectorImpl<Value> &values);
 /// Erases side-effect-free ops of `block` whose results are unused, last first.
 void eraseDeadOps(Block &block);
 
+/// JAX's element type names: f32, bf16, i32, bool.
+std::string elementTypeName(Type element);
+
 /// JAX's short type form: f32[5,4], bool[3], f64[].
 std::string shortTypeName(Type type);
 

@@ -160,6 +160,6 @@ TEST_CASE("the jaxpr printer works on any func.func and names variables as JAX",
                          "ba:f32[] = sin z", "bb:f32[] = sin ba", "in (be,) }"}));
   std::string s;
   llvm::raw_string_ostream os(s);
-  printJaxpr(t.func(), os);
+  mlir::cotangent::printJaxpr(t.func(), os);
   CHECK(s == j);
 }

@@ -8,7 +8,7 @@
 #ifndef COTANGENT_TEST_UNIT_TRACE_TRACETESTUTIL_H
 #define COTANGENT_TEST_UNIT_TRACE_TRACETESTUTIL_H
 
-#include "compiler/JaxprPrinter.h"
+#include "passes/JaxprPrinter.h"
 #include "compiler/Trace.h"
 
 #include "mlir/IR/BuiltinOps.h"

@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/JaxprPrinter.h"
+#include "passes/JaxprPrinter.h"
 
-#include "compiler/DType.h"
+#include "passes/Residuals.h"
 #include "dialects/jx/JxOps.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -21,15 +21,11 @@
 
 using namespace mlir;
 
-namespace cotangent {
+namespace mlir::cotangent {
 namespace {
 
 std::string typeStr(Type t) {
-  auto ranked = dyn_cast<RankedTensorType>(t);
-  if (!ranked)
-    return "?";
-  return shapeString(fromMlirType(ranked.getElementType()),
-                     {ranked.getShape().begin(), ranked.getShape().end()});
+  return isa<RankedTensorType>(t) ? shortTypeName(t) : "?";
 }
 
 std::string tuple(ArrayRef<int64_t> v, bool brackets = false) {
@@ -57,9 +53,11 @@ std::string scalarStr(Attribute a) {
 
 class Printer {
 public:
+  explicit Printer(unsigned oneLineWidth) : oneLineWidth(oneLineWidth) {}
   std::string jaxpr(Block &block, unsigned indent);
 
 private:
+  unsigned oneLineWidth;
   std::string name(Value v);
   std::string fresh();
   std::string paramStr(Attribute a);
@@ -102,7 +100,7 @@ std::string Printer::paramStr(Attribute a) {
   if (auto s = dyn_cast<StringAttr>(a))
     return s.getValue().str();
   if (auto t = dyn_cast<TypeAttr>(a))
-    return dtypeName(fromMlirType(t.getValue()));
+    return elementTypeName(t.getValue());
   std::string s;
   llvm::raw_string_ostream os(s);
   a.print(os);
@@ -122,7 +120,7 @@ std::vector<std::pair<std::string, std::string>> Printer::params(Operation &op, 
                        tuple(dot.getLhsBatchDimensions(), true) + ", " +
                        tuple(dot.getRhsBatchDimensions(), true) + "))"});
     if (auto t = dot.getPreferredElementType())
-      out.push_back({"preferred_element_type", dtypeName(fromMlirType(*t))});
+      out.push_back({"preferred_element_type", elementTypeName(*t)});
     return out;
   }
   if (isa<jx::BroadcastInDimOp>(op))
@@ -134,7 +132,7 @@ std::vector<std::pair<std::string, std::string>> Printer::params(Operation &op, 
   if (isa<jx::ConvertElementTypeOp, jx::IotaOp, jx::ArgmaxOp>(op)) {
     auto t = cast<RankedTensorType>(op.getResult(0).getType());
     out.push_back({isa<jx::ArgmaxOp>(op) ? "index_dtype" : "new_dtype",
-                   dtypeName(fromMlirType(t.getElementType()))});
+                   elementTypeName(t.getElementType())});
   }
   for (NamedAttribute attr : op.getAttrs()) {
     std::string key = attr.getName().str();
@@ -222,7 +220,7 @@ std::string Printer::jaxpr(Block &block, unsigned indent) {
     for (size_t i = 0; i < eqs.size(); ++i)
       line += (i ? "; " : " ") + eqs[i];
     line += " in " + outs + " }";
-    if (line.size() + indent <= 140)
+    if (line.size() + indent <= oneLineWidth)
       return line;
   }
   std::string s = header;
@@ -233,9 +231,9 @@ std::string Printer::jaxpr(Block &block, unsigned indent) {
 
 } // namespace
 
-void printJaxpr(func::FuncOp func, llvm::raw_ostream &os) {
-  Printer p;
+void printJaxpr(func::FuncOp func, llvm::raw_ostream &os, unsigned oneLineWidth) {
+  Printer p(oneLineWidth);
   os << p.jaxpr(func.getBody().front(), 0) << "\n";
 }
 
-} // namespace cotangent
+} // namespace mlir::cotangent

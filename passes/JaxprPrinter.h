@@ -15,17 +15,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef COTANGENT_COMPILER_JAXPRPRINTER_H
-#define COTANGENT_COMPILER_JAXPRPRINTER_H
+#ifndef COTANGENT_PASSES_JAXPRPRINTER_H
+#define COTANGENT_PASSES_JAXPRPRINTER_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/raw_ostream.h"
 
-namespace cotangent {
+namespace mlir::cotangent {
 
-/// Prints `func` as a jaxpr to `os` (with a trailing newline).
-void printJaxpr(mlir::func::FuncOp func, llvm::raw_ostream &os);
+/// Prints `func` as a jaxpr to `os` (with a trailing newline). Bodies
+/// without sub-jaxprs that fit in `oneLineWidth` columns print on one line.
+void printJaxpr(mlir::func::FuncOp func, llvm::raw_ostream &os, unsigned oneLineWidth = 140);
 
-} // namespace cotangent
+} // namespace mlir::cotangent
 
-#endif // COTANGENT_COMPILER_JAXPRPRINTER_H
+#endif // COTANGENT_PASSES_JAXPRPRINTER_H
