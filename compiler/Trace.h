@@ -99,15 +99,20 @@ decltype(auto) materializeArgument(TraceSession &session, const A &arg, size_t i
   }
 }
 
-template <class F, class... Args>
-Traced runTrace(const TraceOptions &opts, const F &fn, const SrcLoc &loc, const Args &...args) {
+template <class F, class... Args, size_t... Is>
+Traced runTraceIndexed(const TraceOptions &opts, const F &fn, const SrcLoc &loc,
+                       std::index_sequence<Is...>, const Args &...args) {
   TraceSession session(opts, loc);
-  size_t index = 0;
   // Braced initialization: arguments become block arguments left to right.
-  auto traced = std::tuple{materializeArgument(session, args, index++)...};
+  auto traced = std::tuple{materializeArgument(session, args, Is)...};
   auto result = std::apply(fn, traced);
   static_assert(TensorTree<decltype(result)>, "a traced function must return a tree of Tensors");
   return session.finish(flattenWithPaths(result, "result"));
+}
+
+template <class F, class... Args>
+Traced runTrace(const TraceOptions &opts, const F &fn, const SrcLoc &loc, const Args &...args) {
+  return runTraceIndexed(opts, fn, loc, std::index_sequence_for<Args...>{}, args...);
 }
 
 } // namespace detail

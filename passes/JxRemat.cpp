@@ -235,10 +235,15 @@ void Rematerializer::finish() {
   OpBuilder b(ret);
   func::ReturnOp::create(b, ret.getLoc(), outs);
   ret.erase();
-  // Argument and result attributes are positional: rebuild them from scratch.
-  fwd.removeResAttrsAttr();
+  // Argument and result attributes are positional: keep the primal results',
+  // rebuild the rest.
+  SmallVector<DictionaryAttr> resultAttrs;
+  fwd.getAllResultAttrs(resultAttrs);
+  resultAttrs.resize(numPrimal);
+  resultAttrs.resize(outs.size(), DictionaryAttr::get(ctx));
   bwd.removeArgAttrsAttr();
   fwd.setFunctionType(FunctionType::get(ctx, fwd.getArgumentTypes(), ValueRange(outs).getTypes()));
+  fwd.setAllResultAttrs(resultAttrs);
   bwd.setFunctionType(FunctionType::get(ctx, bwdBody.getArgumentTypes(),
                                         bwdBody.getTerminator()->getOperandTypes()));
   bwd->setAttr(kNumResidualsAttr, Builder(ctx).getI64IntegerAttr(ordered.size()));

@@ -258,8 +258,12 @@ void Differentiator::finish(func::FuncOp fwd, func::FuncOp bwd) {
   OpBuilder b(ret);
   func::ReturnOp::create(b, ret.getLoc(), outs);
   ret.erase();
+  SmallVector<DictionaryAttr> resultAttrs;
+  fwd.getAllResultAttrs(resultAttrs);
+  resultAttrs.resize(outs.size(), DictionaryAttr::get(fwd.getContext()));
   fwd.setFunctionType(FunctionType::get(fwd.getContext(), fwd.getArgumentTypes(),
                                         ValueRange(outs).getTypes()));
+  fwd.setAllResultAttrs(resultAttrs);
   // Drop what the linearization computed that no residual needed.
   eraseDeadOps(fwdBody);
 
