@@ -258,6 +258,25 @@ VjpResult checkGradients(const std::string &source, const GradCheck &options) {
   return result;
 }
 
+const std::vector<std::string> &allPolicies() {
+  static const std::vector<std::string> policies = {
+      "everything_saveable",
+      "nothing_saveable",
+      "dots_saveable",
+      "dots_with_no_batch_dims_saveable",
+      R"(save_only_these_names("a"))",
+      R"(save_only_these_names("a", "c"))",
+      R"(save_any_names_but_these("b"))",
+      R"(save_anything_except_these_names("a", "c"))",
+      R"(save_and_offload_only_these_names(["a"], ["b"], "device", "pinned_host"))",
+      R"(offload_dot_with_no_batch_dims("device", "pinned_host"))",
+      R"(save_from_both_policies(dots_saveable, save_only_these_names("c")))",
+      R"(save_from_both_policies(offload_dot_with_no_batch_dims("device", "pinned_host"), save_any_names_but_these("a")))",
+      R"(save_from_both_policies(nothing_saveable, save_and_offload_only_these_names([], ["a", "b"], "device", "pinned_host")))",
+  };
+  return policies;
+}
+
 std::vector<mlir::cotangent::Residual> residualsOf(ModuleOp differentiated, const std::string &function) {
   auto residuals = mlir::cotangent::describeResiduals(lookup(differentiated, function + "_fwd"));
   REQUIRE(succeeded(residuals));

@@ -93,6 +93,10 @@ VjpResult checkGradients(const std::string &source, const GradCheck &options = {
 VjpResult runVjp(mlir::ModuleOp differentiated, const std::vector<Tensor> &inputs,
                  const std::vector<Tensor> &cotangents);
 
+/// Every policy kind, as #jx.policy<...> bodies; the named ones refer to the
+/// names "a", "b" and "c".
+const std::vector<std::string> &allPolicies();
+
 /// The residuals @f_fwd saves.
 std::vector<mlir::cotangent::Residual> residualsOf(mlir::ModuleOp differentiated,
                                                    const std::string &function = "f");
