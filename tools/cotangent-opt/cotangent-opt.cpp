@@ -7,6 +7,7 @@
 
 #include "dialects/jx/JxOps.h"
 #include "passes/Passes.h"
+#include "passes/lowering/LoweringPasses.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -19,6 +20,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::cotangent::registerCotangentPasses();
+  mlir::cotangent::registerLoweringPassesAndPipeline();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

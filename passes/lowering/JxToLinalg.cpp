@@ -1,0 +1,54 @@
+//===- JxToLinalg.cpp - the jx-to-linalg pass -----------------------------===//
+//
+// Runs the patterns of the other files of this directory as one partial
+// conversion in which the jx dialect is illegal, and marks public functions
+// with `llvm.emit_c_interface` so that runtimes can call them with memref
+// descriptors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/jx/JxOps.h"
+#include "passes/lowering/LoweringPasses.h"
+#include "passes/lowering/LoweringUtils.h"
+
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::cotangent {
+#define GEN_PASS_DEF_JXTOLINALGPASS
+#include "passes/lowering/LoweringPasses.h.inc"
+} // namespace mlir::cotangent
+
+using namespace mlir;
+
+namespace {
+
+class JxToLinalgPass : public cotangent::impl::JxToLinalgPassBase<JxToLinalgPass> {
+public:
+  using JxToLinalgPassBase::JxToLinalgPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<jx::JxDialect>();
+    target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
+                           func::FuncDialect, linalg::LinalgDialect, math::MathDialect,
+                           scf::SCFDialect, tensor::TensorDialect>();
+    target.addLegalOp<ModuleOp>();
+
+    RewritePatternSet patterns(ctx);
+    cotangent::lowering::populateElementwisePatterns(patterns);
+    cotangent::lowering::populateContractionPatterns(patterns);
+    cotangent::lowering::populateShapePatterns(patterns);
+    cotangent::lowering::populateControlFlowPatterns(patterns);
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+
+    UnitAttr unit = UnitAttr::get(ctx);
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (fn.isPublic() && !fn.isDeclaration())
+        fn->setAttr("llvm.emit_c_interface", unit);
+  }
+};
+
+} // namespace

@@ -1,0 +1,93 @@
+//===- LoweringPasses.td - jx to linalg and on to LLVM ---*- tablegen -*-===//
+
+#ifndef COTANGENT_PASSES_LOWERING_LOWERINGPASSES_TD
+#define COTANGENT_PASSES_LOWERING_LOWERINGPASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def JxToLinalgPass : Pass<"jx-to-linalg", "mlir::ModuleOp"> {
+  let summary = "Lower every jx op to linalg, tensor, arith, math and scf on tensors";
+  let description = [{
+    A partial dialect conversion in which the whole jx dialect is illegal:
+
+    - elementwise ops become one `linalg.generic` each (f16/bf16 compute in
+      f32 and round each result, as the reference interpreter does); integer
+      division and remainder follow XLA (x / 0 = -1, x % 0 = x);
+    - `jx.dot_general` becomes transposes and reshapes into a
+      `linalg.batch_matmul` (after bufferization `--jx-matmul-to-blas` turns
+      f32/f64 ones into calls into the runtime's BLAS), reductions become
+      `linalg.reduce`, argmax a two-result reduction `linalg.generic`,
+      cumsum an `scf.for` over slices;
+    - shape ops become `tensor` ops and `linalg.transpose` / `linalg.generic`;
+    - `jx.scan` becomes `scf.for` with the carry and the stacked ys as tensor
+      `iter_args`, `jx.cond` `scf.if` (boolean index) or `scf.index_switch`,
+      `jx.while` `scf.while`;
+    - `jx.remat` is inlined and `jx.checkpoint_name` / `jx.stop_gradient` are
+      the identity;
+    - `jx.optimization_barrier` becomes a call to an external function
+      `@__jx_optimization_barrier_N` whose arguments are read-only, which no
+      tensor-level pass can see through; `--jx-lower-optimization-barriers`
+      replaces it after bufferization.
+
+    Public functions get `llvm.emit_c_interface`.
+
+    ```mlir
+    // %1 = jx.sin %0 : tensor<5xf32>  becomes
+    %e = tensor.empty() : tensor<5xf32>
+    %1 = linalg.generic {...} ins(%0 : tensor<5xf32>) outs(%e : tensor<5xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %s = math.sin %a : f32
+      linalg.yield %s : f32
+    } -> tensor<5xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
+    "mlir::func::FuncDialect", "mlir::linalg::LinalgDialect",
+    "mlir::math::MathDialect", "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect"
+  ];
+}
+
+def JxLowerOptimizationBarriersPass
+    : Pass<"jx-lower-optimization-barriers", "mlir::ModuleOp"> {
+  let summary = "Turn the optimization barriers' calls into side-effecting inline asm on their buffers";
+  let description = [{
+    Runs right after one-shot bufferization (before deallocation). Each call
+    to an `@__jx_optimization_barrier_N` declaration is replaced by, for each
+    operand, an empty `llvm.inline_asm` with side effects and a memory
+    clobber that takes the buffer's aligned pointer; the call's results become
+    its operands. LLVM must then assume that the asm may have read and
+    rewritten the buffer, so no load after the barrier can be merged with one
+    before it and a recomputation that starts from the barrier's results
+    stays a recomputation, even after inlining, CSE, GVN and -O3.
+
+    ```mlir
+    %p = memref.extract_aligned_pointer_as_index %m : memref<5xf32> -> index
+    ...
+    llvm.inline_asm has_side_effects "", "r,~{memory}" %ptr : (!llvm.ptr) -> ()
+    ```
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def JxMatmulToBlasPass : Pass<"jx-matmul-to-blas", "mlir::ModuleOp"> {
+  let summary = "Replace f32/f64 batched matmuls on buffers by calls into the runtime's BLAS";
+  let description = [{
+    Runs after bufferization. Every `linalg.batch_matmul` on f32 or f64
+    memrefs becomes a call to `@cotangent_batch_matmul_f32` /
+    `@cotangent_batch_matmul_f64` (declared with `llvm.emit_c_interface`, so
+    the runtime receives strided memref descriptors) that computes
+    `C[b] = A[b] * B[b]` with `cblas_sgemm` / `cblas_dgemm`. Other element
+    types stay linalg and become loops.
+
+    ```mlir
+    call @cotangent_batch_matmul_f32(%a, %b, %c)
+      : (memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, ...) -> ()
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::memref::MemRefDialect"];
+}
+
+#endif // COTANGENT_PASSES_LOWERING_LOWERINGPASSES_TD
