@@ -277,12 +277,26 @@ void mlir::cotangent::addStructuralVjpRules(VjpRuleTable &t) {
   chooser<ReduceMaxOp>(t);
   chooser<ReduceMinOp>(t);
   t[TypeID::get<ReduceProdOp>()] = VjpRule{
-      // d prod / d x_i = prod / x_i (inputs are taken to be non-zero).
+      // d prod / d x_i is the product of the other elements of x_i's group.
+      // prod / x_i is that only when the group has no zero (it was 0 / 0 = NaN
+      // at a zero, found by the autodiff tests), so the zeros are counted:
+      // none -> prod / x_i; one -> the product of the nonzero elements at the
+      // zero and 0 elsewhere; more -> 0 everywhere.
       [](JxBuilder &b, Operation *op, ArrayRef<bool>) {
         auto reduce = cast<ReduceProdOp>(op);
         Value x = reduce.getOperand();
-        Value prod = unreduce(b, reduce.getResult(), x.getType(), reduce.getAxes());
-        return SmallVector<Value>{b.div(prod, x)};
+        Type type = x.getType();
+        ArrayRef<int64_t> axes = reduce.getAxes();
+        Value zero = b.zeros(type), one = b.splat(type, 1.0);
+        Value isZero = b.create<EqOp>(x, zero);
+        Value safe = b.select(isZero, {x, one});
+        Value nonzeroProd = unreduce(
+            b, b.create<ReduceProdOp>(safe, b.builder().getDenseI64ArrayAttr(axes)), type, axes);
+        Value zeros = unreduce(b, b.reduceSum(b.select(isZero, {zero, one}), axes), type, axes);
+        Value noZero = b.div(nonzeroProd, safe);
+        Value oneZero = b.select(b.create<EqOp>(zeros, one),
+                                 {zero, b.select(isZero, {zero, nonzeroProd})});
+        return SmallVector<Value>{b.select(b.create<EqOp>(zeros, zero), {oneZero, noZero})};
       },
       [](JxBuilder &b, Operation *op, ArrayRef<bool>, ValueRange res, ArrayRef<Value> cts) {
         auto reduce = cast<ReduceProdOp>(op);

@@ -189,6 +189,22 @@ TEST_CASE("vjp of max and min split the cotangent evenly on ties", "[autodiff][g
   }
 }
 
+TEST_CASE("vjp of binary ops with the same operand twice", "[autodiff][grad]") {
+  for (std::string op : {"add", "sub", "mul", "div", "pow", "atan2"}) {
+    DYNAMIC_SECTION(op) {
+      std::mt19937_64 rng(8);
+      GradCheck options;
+      options.inputs = {random("tensor<2x2xf64>", rng, 0.3, 2.0)};
+      checkGradients(subst(R"(func.func @f(%x: tensor<2x2xf64>) -> tensor<2x2xf64> {
+  %0 = jx.$OP %x, %x : tensor<2x2xf64>
+  return %0 : tensor<2x2xf64>
+})",
+                           {{"OP", op}}),
+                     options);
+    }
+  }
+}
+
 TEST_CASE("vjp of rem", "[autodiff][grad]") {
   // x / y is kept at least 0.1 away from an integer (rem jumps there).
   std::vector<double> xs = {2.7, -2.7, 0.45, -5.3, 3.9, 1.05};
@@ -229,6 +245,23 @@ TEST_CASE("vjp of select_n", "[autodiff][grad]") {
       for (int c = 0; c < 3; ++c)
         CHECK(r.gradients[1 + c].getDouble(k) ==
               (options.inputs[0].getInt(k) == c ? r.cotangents[0].getDouble(k) : 0.0));
+  }
+  SECTION("scalar selector, tensor cases, the selector computed from the input") {
+    checkGradients(R"(func.func @f(%a: tensor<3xf64>, %b: tensor<3xf64>, %t: tensor<f64>) -> tensor<3xf64> {
+  %z = jx.constant dense<0.0> : tensor<f64>
+  %p = jx.lt %t, %z : tensor<f64>
+  %c = jx.cos %b : tensor<3xf64>
+  %0 = jx.select_n %p, %a, %c : tensor<i1>, tensor<3xf64>, tensor<3xf64>
+  return %0 : tensor<3xf64>
+})");
+  }
+  SECTION("one case") {
+    checkGradients(R"(func.func @f(%a: tensor<3xf64>) -> tensor<3xf64> {
+  %p = jx.constant dense<0> : tensor<3xi32>
+  %0 = jx.select_n %p, %a : tensor<3xi32>, tensor<3xf64>
+  %1 = jx.sin %0 : tensor<3xf64>
+  return %1 : tensor<3xf64>
+})");
   }
   SECTION("scalar selector, scalar cases") {
     GradCheck options;

@@ -330,6 +330,31 @@ TEST_CASE("vjp of reduce_prod", "[autodiff][grad]") {
   }
 }
 
+TEST_CASE("vjp of reduce_prod with zeros in the operand", "[autodiff][grad]") {
+  // The product of the others, not prod / x (which is 0 / 0 at a zero).
+  const std::string src = R"(func.func @f(%x: tensor<2x3xf64>) -> tensor<2xf64> {
+  %0 = jx.reduce_prod %x, axes = [1] : tensor<2x3xf64> -> tensor<2xf64>
+  return %0 : tensor<2xf64>
+})";
+  GradCheck options;
+  // Row 0 has one zero, row 1 two.
+  options.inputs = {values("tensor<2x3xf64>", {1.5, 0.0, -2.0, 0.0, 3.0, 0.0})};
+  VjpResult r = checkGradients(src, options);
+  double ct0 = r.cotangents[0].getDouble(0);
+  CHECK(r.gradients[0].getDouble(0) == 0.0);
+  CHECK(r.gradients[0].getDouble(1) == ct0 * 1.5 * -2.0);
+  CHECK(r.gradients[0].getDouble(2) == 0.0);
+  for (int k = 3; k < 6; ++k)
+    CHECK(r.gradients[0].getDouble(k) == 0.0);
+  // A zero among several reduced axes.
+  options.inputs = {values("tensor<2x2xf64>", {0.5, 0.0, 2.0, -3.0})};
+  checkGradients(R"(func.func @f(%x: tensor<2x2xf64>) -> tensor<f64> {
+  %0 = jx.reduce_prod %x, axes = [0, 1] : tensor<2x2xf64> -> tensor<f64>
+  return %0 : tensor<f64>
+})",
+                 options);
+}
+
 TEST_CASE("vjp of cumsum", "[autodiff][grad]") {
   checkAll({
       {"forward", R"(func.func @f(%x: tensor<5xf64>) -> tensor<5xf64> {
