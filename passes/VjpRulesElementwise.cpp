@@ -91,7 +91,12 @@ void mlir::cotangent::addElementwiseVjpRules(VjpRuleTable &t) {
   unary<RsqrtOp>(t, [](JxBuilder &b, Value x, Value y) {
     return b.div(b.mul(b.splat(y.getType(), -0.5), y), x);
   });
-  unary<AbsOp>(t, [](JxBuilder &b, Value x, Value) { return b.create<SignOp>(x); });
+  // JAX's abs_p JVP: select(x >= 0, g, -g), so the derivative at 0 is 1 (sign(x)
+  // gave 0 there; the autodiff tests compare with JAX's convention).
+  unary<AbsOp>(t, [](JxBuilder &b, Value x, Value) {
+    Type type = x.getType();
+    return b.select(b.create<GeOp>(x, b.zeros(type)), {b.splat(type, -1.0), one(b, x)});
+  });
 
   t[TypeID::get<IntegerPowOp>()] = VjpRule{
       [](JxBuilder &b, Operation *op, ArrayRef<bool>) {

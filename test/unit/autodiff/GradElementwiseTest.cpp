@@ -107,6 +107,17 @@ TEST_CASE("vjp of sqrt", "[autodiff][grad]") { checkUnary("sqrt", 0.2, 4); }
 TEST_CASE("vjp of rsqrt", "[autodiff][grad]") { checkUnary("rsqrt", 0.2, 4); }
 TEST_CASE("vjp of abs", "[autodiff][grad]") { checkUnary("abs", -2, 2, /*minAbs=*/0.1); }
 
+TEST_CASE("vjp of abs at zero follows JAX: the derivative is 1 for x >= 0", "[autodiff][grad]") {
+  auto module = parse(unaryProgram("abs", "tensor<4xf64>"));
+  differentiate(*module, false);
+  VjpResult r = runVjp(*module, {values("tensor<4xf64>", {0.0, -0.0, 2.0, -3.0})},
+                       {values("tensor<4xf64>", {1.5, 1.5, 1.5, 1.5})});
+  CHECK(r.gradients[0].getDouble(0) == 1.5);
+  CHECK(r.gradients[0].getDouble(1) == 1.5);
+  CHECK(r.gradients[0].getDouble(2) == 1.5);
+  CHECK(r.gradients[0].getDouble(3) == -1.5);
+}
+
 TEST_CASE("vjp of integer_pow", "[autodiff][grad]") {
   for (int y : {0, 1, 2, 3, 5, -1, -2, -3}) {
     for (const std::string &shape : {std::string(), std::string("6"), std::string("2x3")}) {
