@@ -7,7 +7,9 @@
 
 #include "dialects/jx/JxOps.h"
 #include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/Passes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -48,7 +50,10 @@ bool isFloat(const Tensor &t) { return t.isFloat(); }
 
 MLIRContext &context() {
   static MLIRContext *ctx = [] {
-    auto *c = new MLIRContext(MLIRContext::Threading::DISABLED);
+    DialectRegistry registry;
+    registry.insert<jx::JxDialect, func::FuncDialect>();
+    func::registerInlinerExtension(registry);
+    auto *c = new MLIRContext(registry, MLIRContext::Threading::DISABLED);
     c->loadDialect<jx::JxDialect, func::FuncDialect>();
     return c;
   }();
@@ -77,6 +82,15 @@ OwningOpRef<ModuleOp> parse(const std::string &source) {
   INFO(diags.text << "\nsource:\n" << source);
   REQUIRE(module);
   return module;
+}
+
+void inlineAndCse(ModuleOp module) {
+  Diagnostics diags;
+  PassManager pm(&context());
+  pm.addPass(createInlinerPass());
+  pm.addPass(createCSEPass());
+  INFO(diags.text);
+  REQUIRE(succeeded(pm.run(module)));
 }
 
 void differentiate(ModuleOp module, bool remat, const std::string &function) {

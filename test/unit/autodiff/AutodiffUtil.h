@@ -41,6 +41,9 @@ mlir::OwningOpRef<mlir::ModuleOp> parse(const std::string &source);
 /// Runs --jx-vjp on `function` (all functions when empty), then --jx-remat if asked.
 void differentiate(mlir::ModuleOp module, bool remat, const std::string &function = "f");
 
+/// Runs -inline -cse on `module` (@f_fwd and @f_bwd get inlined into @f_vjp).
+void inlineAndCse(mlir::ModuleOp module);
+
 /// Runs @name of `module` on `args` through the interpreter (fails the test on error).
 std::vector<Tensor> call(mlir::ModuleOp module, const std::string &name,
                          const std::vector<Tensor> &args);

@@ -4,6 +4,8 @@
 // recursive checkpointing over a chain of sins.
 #include "AutodiffUtil.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 #include <catch2/catch.hpp>
 
 #include <sstream>
@@ -336,6 +338,31 @@ TEST_CASE("seed recursive checkpointing: finite differences and policies",
   checkFiniteDifferences(recursiveCheckpoint(8), 40);
   checkAllPolicies(recursiveCheckpoint(8), 41);
   checkAllPolicies(recursiveCheckpoint(13), 42); // uneven halves
+}
+
+TEST_CASE("gradients stay bit-identical after -inline -cse of the remat'd VJP",
+          "[autodiff][remat]") {
+  // prevent_cse's barriers keep CSE from merging the recomputation into the
+  // forward; either way the numbers must not change.
+  for (std::string source : {std::string(kEachG), std::string(kMlp), std::string(kLossPredict),
+                             recursiveCheckpoint(16)}) {
+    for (std::string policy : {"nothing_saveable", "dots_saveable", "save_only_these_names(\"a\")"}) {
+      INFO("policy " << policy << "\n" << source);
+      std::string text = subst(source, {{"P", policy}});
+      Baseline base = baseline(text, 60);
+      auto module = parse(text);
+      differentiate(*module, true);
+      inlineAndCse(*module);
+      int calls = 0;
+      module->lookupSymbol<mlir::func::FuncOp>("f_vjp").walk([&](mlir::func::CallOp) { ++calls; });
+      CHECK(calls == 0);
+      VjpResult r = runVjp(*module, base.inputs, base.cotangents);
+      for (size_t i = 0; i < r.gradients.size(); ++i)
+        CHECK(bitIdentical(r.gradients[i], base.vjp.gradients[i]));
+      for (size_t i = 0; i < r.outputs.size(); ++i)
+        CHECK(bitIdentical(r.outputs[i], base.vjp.outputs[i]));
+    }
+  }
 }
 
 TEST_CASE("recursive checkpointing saves O(log D) residuals", "[autodiff][remat][recursive]") {
