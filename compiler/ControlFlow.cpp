@@ -76,7 +76,10 @@ std::vector<Tensor> emitScan(const std::vector<Tensor> &carry, const std::vector
                                b.getI64IntegerAttr(*length),
                                b.getI64IntegerAttr(frame->captured.size()),
                                b.getI64IntegerAttr(carry.size()),
-                               opts.reverse ? b.getUnitAttr() : UnitAttr());
+                               opts.reverse ? b.getUnitAttr() : UnitAttr(),
+                               opts.checkpoint_lengths.empty()
+                                   ? DenseI64ArrayAttr()
+                                   : b.getDenseI64ArrayAttr(opts.checkpoint_lengths));
   op.getBody().takeBody(*frame->region);
   s.verifyOrThrow(op, "scan", loc);
   std::vector<Tensor> out;

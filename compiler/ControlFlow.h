@@ -24,6 +24,9 @@ struct ScanOptions {
   /// Number of iterations; needed when xs is empty (None).
   std::optional<int64_t> length;
   bool reverse = false;
+  /// A checkpoint schedule for differentiation (see jx.scan): nested chunk
+  /// lengths whose product is the length, e.g. {25, 40} for 1000 iterations.
+  std::vector<int64_t> checkpoint_lengths;
   /// Function name for the body's op locations (default: the enclosing one).
   std::string name;
 };

@@ -14,6 +14,7 @@
 
 #include "passes/Passes.h"
 #include "passes/RematTags.h"
+#include "passes/Remat.h"
 #include "passes/Residuals.h"
 #include "passes/VjpComposition.h"
 
@@ -264,6 +265,14 @@ void Rematerializer::finish() {
   });
 }
 
+} // namespace
+
+LogicalResult mlir::cotangent::applyRematPolicies(func::FuncOp fwd, func::FuncOp bwd) {
+  return Rematerializer(fwd, bwd).run();
+}
+
+namespace {
+
 struct JxRematPass : cotangent::impl::JxRematPassBase<JxRematPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -284,7 +293,7 @@ struct JxRematPass : cotangent::impl::JxRematPassBase<JxRematPass> {
       return signalPassFailure();
     }
     for (auto [fwd, bwd] : pairs) {
-      if (failed(Rematerializer(fwd, bwd).run()))
+      if (failed(applyRematPolicies(fwd, bwd)))
         return signalPassFailure();
       emitVjpFunctions(fwd, bwd);
     }

@@ -21,6 +21,10 @@
 #include "passes/RematTags.h"
 #include "passes/Residuals.h"
 #include "passes/VjpComposition.h"
+#include "passes/Differentiate.h"
+#include "passes/Remat.h"
+#include "passes/ScanSchedule.h"
+#include "passes/VjpControlFlow.h"
 #include "passes/VjpRules.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -46,7 +50,14 @@ bool isFloatTensor(Type t) { return isa<FloatType>(getElementTypeOrSelf(t)); }
 void flattenRematRegions(func::FuncOp fn) {
   int64_t nextId = 0;
   SmallVector<RematOp> remats;
-  fn.walk([&](RematOp op) { remats.push_back(op); }); // post-order: inner first
+  // Post-order: inner regions first. Regions inside scan and cond bodies
+  // are left for when those bodies are differentiated.
+  fn.walk([&](RematOp op) {
+    for (Operation *p = op->getParentOp(); p != fn; p = p->getParentOp())
+      if (!isa<RematOp>(p))
+        return;
+    remats.push_back(op);
+  });
   for (RematOp remat : remats) {
     int64_t id = nextId++;
     Block &body = remat.getBody().front();
@@ -68,14 +79,15 @@ void flattenRematRegions(func::FuncOp fn) {
 
 class Differentiator {
 public:
-  Differentiator(func::FuncOp primal) : primal(primal), module(primal->getParentOfType<ModuleOp>()) {}
+  Differentiator(func::FuncOp primal, bool compose)
+      : primal(primal), module(primal->getParentOfType<ModuleOp>()), compose(compose) {}
 
-  LogicalResult run();
+  FailureOr<ForwardBackward> run();
 
 private:
   LogicalResult checkSupported(func::FuncOp fwd);
   void analyzeActivity(func::FuncOp fwd);
-  void linearize(func::FuncOp fwd);
+  LogicalResult linearize(func::FuncOp fwd);
   void transpose(func::FuncOp fwd, func::FuncOp bwd);
   Value residualInBackward(Value forwardValue, OpBuilder &b, Block &block);
   void noteRequester(Value forwardValue);
@@ -83,7 +95,11 @@ private:
 
   func::FuncOp primal;
   ModuleOp module;
+  bool compose;
   llvm::DenseSet<Value> active;
+  /// Region ops: their VJPs, and the forward ops that replaced them.
+  llvm::DenseMap<Operation *, std::unique_ptr<ControlFlowVjp>> controlFlow;
+  llvm::DenseMap<Operation *, Operation *> replacedBy;
   SmallVector<Operation *> differentiated; // forward order
   llvm::DenseMap<Operation *, SmallVector<Value>> residualsOf;
   llvm::MapVector<Value, BlockArgument> residualArgs;
@@ -99,10 +115,8 @@ LogicalResult Differentiator::checkSupported(func::FuncOp fwd) {
       return op->emitOpError("is not reverse-differentiable (its trip count is only known at run "
                              "time); use jx.scan with a fixed length"),
              WalkResult::interrupt();
-    if (isa<ScanOp, CondOp>(op))
-      return op->emitOpError("is not yet supported by --jx-vjp"), WalkResult::interrupt();
     if (op->getDialect() && op->getDialect()->getNamespace() == "jx" && !lookupVjpRule(op) &&
-        !isa<YieldOp>(op))
+        !isa<YieldOp, ScanOp, CondOp, RematOp>(op))
       return op->emitOpError("has no differentiation rule"), WalkResult::interrupt();
     if (!isa<func::ReturnOp>(op) && op != fwd && op->getDialect() &&
         op->getDialect()->getNamespace() != "jx")
@@ -145,17 +159,40 @@ SmallVector<bool> activeMask(Operation *op, const llvm::DenseSet<Value> &active)
   return llvm::map_to_vector(op->getOperands(), [&](Value v) { return active.contains(v); });
 }
 
-void Differentiator::linearize(func::FuncOp fwd) {
+/// Splits a function made from a region, with the region's remat policies applied.
+FailureOr<ForwardBackward> splitRegion(func::FuncOp fn) {
+  FailureOr<ForwardBackward> halves = differentiateFunction(fn, /*compose=*/false);
+  if (failed(halves) || failed(applyRematPolicies(halves->fwd, halves->bwd)))
+    return failure();
+  return halves;
+}
+
+LogicalResult Differentiator::linearize(func::FuncOp fwd) {
   OpBuilder b(fwd.getContext());
   for (Operation *op : differentiated) {
     b.setInsertionPointAfter(op);
-    JxBuilder jb(b, op->getLoc());
-    residualsOf[op] = lookupVjpRule(op)->linearize(jb, op, activeMask(op, active));
+    if (auto vjp = makeControlFlowVjp(op, splitRegion)) {
+      // The forward op computes the primal results too: it replaces `op`.
+      FailureOr<Operation *> forward = vjp->linearize(b, residualsOf[op]);
+      if (failed(forward))
+        return failure();
+      for (auto [from, to] : llvm::zip(op->getResults(), (*forward)->getResults())) {
+        if (active.contains(from))
+          active.insert(to);
+        from.replaceAllUsesWith(to);
+      }
+      replacedBy[op] = *forward;
+      controlFlow[op] = std::move(vjp);
+    } else {
+      JxBuilder jb(b, op->getLoc());
+      residualsOf[op] = lookupVjpRule(op)->linearize(jb, op, activeMask(op, active));
+    }
     // What the linearization computed belongs to the op's remat regions too.
     for (Operation *it = op->getNextNode(); it && it != &*b.getInsertionPoint();
          it = it->getNextNode())
       copyRematTags(op, it);
   }
+  return success();
 }
 
 /// Values that depend on no argument (constants and what is computed from
@@ -171,7 +208,9 @@ Value Differentiator::residualInBackward(Value v, OpBuilder &b, Block &block) {
     return it->second;
   if (auto it = rebuilt.find(v); it != rebuilt.end())
     return it->second;
-  if (isArgumentFree(v)) {
+  // Constants, and views that only reshape what they view, are rebuilt in
+  // the backward: saving them would store the same bytes twice.
+  if (isArgumentFree(v) || isa_and_present<ReshapeOp, SqueezeOp, ExpandDimsOp>(v.getDefiningOp())) {
     Operation *def = v.getDefiningOp();
     IRMapping map;
     for (Value operand : def->getOperands())
@@ -209,8 +248,10 @@ void Differentiator::transpose(func::FuncOp fwd, func::FuncOp bwd) {
     cts[v] = jb.add(cts.lookup(v), block.getArgument(i));
   }
   for (Operation *op : llvm::reverse(differentiated)) {
-    SmallVector<Value> outCts =
-        llvm::map_to_vector(op->getResults(), [&](Value r) { return cts.lookup(r); });
+    Operation *forward = replacedBy.lookup(op) ? replacedBy.lookup(op) : op;
+    SmallVector<Value> outCts = llvm::map_to_vector(
+        forward->getResults().take_front(op->getNumResults()),
+        [&](Value r) { return cts.lookup(r); });
     if (llvm::all_of(outCts, [](Value v) { return !v; }))
       continue;
     JxBuilder jb(b, op->getLoc());
@@ -221,7 +262,9 @@ void Differentiator::transpose(func::FuncOp fwd, func::FuncOp bwd) {
       return mapped;
     });
     SmallVector<bool> mask = activeMask(op, active);
-    SmallVector<Value> inCts = lookupVjpRule(op)->transpose(jb, op, mask, residuals, outCts);
+    SmallVector<Value> inCts =
+        controlFlow.count(op) ? controlFlow[op]->transpose(b, residuals, outCts)
+                              : lookupVjpRule(op)->transpose(jb, op, mask, residuals, outCts);
     for (auto [operand, ct, isActive] : llvm::zip(op->getOperands(), inCts, mask))
       if (isActive && ct)
         cts[operand] = jb.add(cts.lookup(operand), ct);
@@ -264,6 +307,8 @@ void Differentiator::finish(func::FuncOp fwd, func::FuncOp bwd) {
   fwd.setFunctionType(FunctionType::get(fwd.getContext(), fwd.getArgumentTypes(),
                                         ValueRange(outs).getTypes()));
   fwd.setAllResultAttrs(resultAttrs);
+  for (auto &entry : replacedBy)
+    entry.first->erase();
   // Drop what the linearization computed that no residual needed.
   eraseDeadOps(fwdBody);
 
@@ -272,7 +317,7 @@ void Differentiator::finish(func::FuncOp fwd, func::FuncOp bwd) {
   bwd->setAttr(kNumResidualsAttr, attrs.getI64IntegerAttr(ordered.size()));
 }
 
-LogicalResult Differentiator::run() {
+FailureOr<ForwardBackward> Differentiator::run() {
   std::string base = primal.getSymName().str();
   for (StringRef suffix : {"_fwd", "_bwd", "_vjp", "_value_and_grad"})
     if (SymbolTable::lookupSymbolIn(module, base + suffix.str()))
@@ -287,13 +332,17 @@ LogicalResult Differentiator::run() {
   b.setInsertionPointAfter(primal);
   auto fwd = cast<func::FuncOp>(b.clone(*primal));
   fwd.setSymName(base + "_fwd");
+  expandCheckpointedScans(fwd);
   flattenRematRegions(fwd);
   if (failed(checkSupported(fwd))) {
     fwd.erase();
     return failure();
   }
   analyzeActivity(fwd);
-  linearize(fwd);
+  if (failed(linearize(fwd))) {
+    fwd.erase();
+    return failure();
+  }
 
   b.setInsertionPointAfter(fwd);
   auto bwd = func::FuncOp::create(b, primal.getLoc(), base + "_bwd",
@@ -301,9 +350,18 @@ LogicalResult Differentiator::run() {
   bwd.addEntryBlock();
   transpose(fwd, bwd);
   finish(fwd, bwd);
-  emitVjpFunctions(fwd, bwd);
-  return success();
+  if (compose)
+    emitVjpFunctions(fwd, bwd);
+  return ForwardBackward{fwd, bwd};
 }
+
+} // namespace
+
+FailureOr<ForwardBackward> mlir::cotangent::differentiateFunction(func::FuncOp fn, bool compose) {
+  return Differentiator(fn, compose).run();
+}
+
+namespace {
 
 struct JxVjpPass : cotangent::impl::JxVjpPassBase<JxVjpPass> {
   using Base::Base;
@@ -322,7 +380,7 @@ struct JxVjpPass : cotangent::impl::JxVjpPassBase<JxVjpPass> {
       return signalPassFailure();
     }
     for (func::FuncOp fn : targets)
-      if (failed(Differentiator(fn).run()))
+      if (failed(differentiateFunction(fn, /*compose=*/true)))
         return signalPassFailure();
   }
 };

@@ -2,6 +2,8 @@
 
 #include "passes/Residuals.h"
 #include "passes/RematTags.h"
+#include "dialects/jx/JxOps.h"
+#include "passes/ScanSchedule.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/JSON.h"
@@ -78,6 +80,21 @@ static std::string argumentName(func::FuncOp fwd, unsigned index) {
   return "arg" + std::to_string(index);
 }
 
+/// What a scan stacks in its result `index`: the per-iteration value it yields.
+static std::string describeStacked(jx::ScanOp scan, unsigned index) {
+  Value inner = scan.getBody().front().getTerminator()->getOperand(index);
+  if (auto arg = dyn_cast<BlockArgument>(inner))
+    return arg.getArgNumber() < scan.getNumConsts() + scan.getNumCarry()
+               ? "the carry at each iteration"
+               : "the xs slice of each iteration";
+  Operation *def = inner.getDefiningOp();
+  if (auto named = dyn_cast<jx::CheckpointNameOp>(def))
+    return "one '" + named.getName().str() + "' from " + describeLocation(def->getLoc()) +
+           " per iteration";
+  return "one output of " + def->getName().stripDialect().str() + " from " +
+         describeLocation(def->getLoc()) + " per iteration";
+}
+
 FailureOr<std::vector<Residual>> mlir::cotangent::describeResiduals(func::FuncOp fwd) {
   auto numPrimal = fwd->getAttrOfType<IntegerAttr>(kNumPrimalResultsAttr);
   if (!numPrimal || fwd.isExternal())
@@ -103,6 +120,11 @@ FailureOr<std::vector<Residual>> mlir::cotangent::describeResiduals(func::FuncOp
       r.kind = Residual::Kind::Output;
       r.what = def->getName().stripDialect().str();
       r.location = describeLocation(def->getLoc());
+      if (auto scan = dyn_cast<jx::ScanOp>(def)) {
+        r.stackedFrom = describeStacked(scan, cast<OpResult>(v).getResultNumber());
+        if (auto lengths = scan->getAttrOfType<DenseI64ArrayAttr>(kScanScheduleAttr))
+          r.stackedFrom += " (" + describeSchedule(lengths.asArrayRef()) + ")";
+      }
     }
     out.push_back(std::move(r));
   }
@@ -118,7 +140,10 @@ void mlir::cotangent::printResiduals(ArrayRef<Residual> residuals, raw_ostream &
       os << "from the argument " << r.what;
       break;
     case Residual::Kind::Output:
-      os << "output of " << r.what << " from " << r.location;
+      if (!r.stackedFrom.empty())
+        os << "stacked by the scan from " << r.location << ", " << r.stackedFrom;
+      else
+        os << "output of " << r.what << " from " << r.location;
       break;
     case Residual::Kind::Named:
       os << "named '" << r.what << "' from " << r.location;
@@ -151,6 +176,8 @@ void mlir::cotangent::printResidualsJson(StringRef function, ArrayRef<Residual> 
       item["location"] = r.location;
     if (!r.memoryKind.empty())
       item["memory_kind"] = r.memoryKind;
+    if (!r.stackedFrom.empty())
+      item["stacked_from"] = r.stackedFrom;
     items.push_back(std::move(item));
     total += r.bytes;
   }

@@ -25,6 +25,9 @@ struct Residual {
   std::string what;     ///< argument name, primitive name, or checkpoint name
   std::string location; ///< "FILE:LINE (fn)"; empty for arguments
   std::string memoryKind; ///< empty unless offloaded ("pinned_host")
+  /// For a scan's stacked residual, what each iteration contributes
+  /// ("sub from model.cpp:12 (layer)", "the carry"); empty otherwise.
+  std::string stackedFrom;
 };
 
 /// Sorts forward values into residual order: arguments first (by position),

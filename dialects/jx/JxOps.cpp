@@ -248,6 +248,17 @@ LogicalResult ScanOp::verify() {
   int64_t numOperands = getOperands().size();
   if (getLength() < 0)
     return emitOpError() << "length must not be negative, got " << getLength();
+  if (auto lengths = getCheckpointLengths()) {
+    int64_t product = 1;
+    for (int64_t l : *lengths) {
+      if (l < 1)
+        return emitOpError() << "checkpoint_lengths must be positive, got " << l;
+      product *= l;
+    }
+    if (product != getLength())
+      return emitOpError() << "checkpoint_lengths multiply to " << product
+                           << " but the scan length is " << getLength();
+  }
   // Compared one at a time so that huge counts cannot overflow the sum.
   if (numConsts < 0 || numCarry < 0 || numConsts > numOperands ||
       numCarry > numOperands - numConsts)

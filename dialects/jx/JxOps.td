@@ -434,6 +434,13 @@ def Jx_ScanOp : Jx_Op<"scan", [RecursiveMemoryEffects, IsolatedFromAbove, Single
     `ys` stacking the `y`s along a new leading axis. With `reverse` the loop
     runs from the last slice to the first.
 
+    With `checkpoint_lengths = array<i64: a, b, ...>` (their product is
+    `length`), differentiation nests the loop as Flax's `remat_scan`: an
+    outer scan of `a` checkpointed chunks, each a scan of `b` ..., so the
+    forward keeps one carry per chunk and the backward recomputes each chunk
+    once per level: [sqrt(L), sqrt(L)] keeps O(sqrt L) carries, L's prime
+    factors O(log L).
+
     ```mlir
     %c, %ys = jx.scan (%w, %h0, %xs) length = 3, consts = 1, carry = 1
         : (tensor<4x4xf32>, tensor<4xf32>, tensor<3x4xf32>) -> (tensor<4xf32>, tensor<3x4xf32>) {
@@ -446,7 +453,8 @@ def Jx_ScanOp : Jx_Op<"scan", [RecursiveMemoryEffects, IsolatedFromAbove, Single
     ```
   }];
   let arguments = (ins Variadic<Jx_Tensor>:$operands, Jx_I64Attr:$length,
-                   Jx_I64Attr:$num_consts, Jx_I64Attr:$num_carry, UnitAttr:$reverse);
+                   Jx_I64Attr:$num_consts, Jx_I64Attr:$num_carry, UnitAttr:$reverse,
+                   OptionalAttr<DenseI64ArrayAttr>:$checkpoint_lengths);
   let results = (outs Variadic<Jx_Tensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
