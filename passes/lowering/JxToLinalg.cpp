@@ -46,8 +46,12 @@ public:
 
     UnitAttr unit = UnitAttr::get(ctx);
     for (auto fn : module.getOps<func::FuncOp>())
-      if (fn.isPublic() && !fn.isDeclaration())
+      if (fn.isPublic() && !fn.isDeclaration()) {
+        // Callers own the arguments: compiled code never writes into them.
         fn->setAttr("llvm.emit_c_interface", unit);
+        for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+          fn.setArgAttr(i, "bufferization.writable", BoolAttr::get(ctx, false));
+      }
   }
 };
 

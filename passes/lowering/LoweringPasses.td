@@ -29,7 +29,8 @@ def JxToLinalgPass : Pass<"jx-to-linalg", "mlir::ModuleOp"> {
       tensor-level pass can see through; `--jx-lower-optimization-barriers`
       replaces it after bufferization.
 
-    Public functions get `llvm.emit_c_interface`.
+    Public functions get `llvm.emit_c_interface`, and their arguments
+    `bufferization.writable = false` (the caller owns them).
 
     ```mlir
     // %1 = jx.sin %0 : tensor<5xf32>  becomes

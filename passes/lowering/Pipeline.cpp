@@ -40,6 +40,8 @@ void cotangent::buildLowerToLLVMPipeline(OpPassManager &pm) {
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.allowReturnAllocsFromLoops = true;
+  // No padding for alignment: the runtime's hook aligns, and counts exact sizes.
+  bufferize.bufferAlignment = 0;
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createJxLowerOptimizationBarriersPass());

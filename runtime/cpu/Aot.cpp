@@ -1,0 +1,133 @@
+//===- Aot.cpp - object files and C headers of compiled modules -----------===//
+//
+// Ahead-of-time output of a CpuModule: the lowered module translated to LLVM
+// IR, optimized at -O3 for the host CPU and emitted as an object file by an
+// llvm::TargetMachine; and a C header declaring each public function's
+// `_mlir_ciface_` entry point with one strided-memref struct per rank. A
+// program that links the object must also provide (or link from
+// runtime/cpu's MemoryHooks.cpp) `_mlir_memref_to_llvm_alloc` / `_free` and
+// the `_mlir_ciface_cotangent_batch_matmul_*` BLAS entry points, and link
+// libmlir_c_runner_utils for `memrefCopy`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cpu/CpuRuntime.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <set>
+
+using namespace mlir;
+using namespace ::cotangent::cpu;
+
+llvm::LogicalResult CpuModule::emitObject(llvm::StringRef path) const {
+  Location loc = getLoweredModule().getLoc();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> module = translateModuleToLLVMIR(getLoweredModule(), llvmContext);
+  if (!module)
+    return emitError(loc, "cannot translate the lowered module to LLVM IR");
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return emitError(loc) << "no LLVM target for " << triple.str() << ": " << error;
+  llvm::SubtargetFeatures features;
+  for (const auto &feature : llvm::sys::getHostCPUFeatures())
+    features.AddFeature(feature.first(), feature.second);
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, llvm::sys::getHostCPUName(), features.getString(), llvm::TargetOptions(),
+      llvm::Reloc::PIC_));
+  module->setTargetTriple(triple);
+  module->setDataLayout(machine->createDataLayout());
+  if (llvm::Error e = makeOptimizingTransformer(3, 0, machine.get())(module.get()))
+    return emitError(loc) << "LLVM optimization failed: " << llvm::toString(std::move(e));
+
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return emitError(loc) << "cannot write " << path << ": " << ec.message();
+  llvm::legacy::PassManager passes;
+  if (machine->addPassesToEmitFile(passes, out, nullptr, llvm::CodeGenFileType::ObjectFile))
+    return emitError(loc, "the target cannot emit object files");
+  passes.run(*module);
+  out.flush();
+  return llvm::success();
+}
+
+llvm::LogicalResult CpuModule::emitHeader(llvm::StringRef path) const {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
+  if (ec)
+    return emitError(getLoweredModule().getLoc()) << "cannot write " << path << ": " << ec.message();
+  std::set<int64_t> ranks;
+  for (const auto &entry : signatures) {
+    for (auto t : entry.second.inputs)
+      ranks.insert(t.getRank());
+    for (auto t : entry.second.results)
+      ranks.insert(t.getRank());
+  }
+  os << "/* C interface of a module compiled by Cotangent (jx-lower-to-llvm).\n"
+        " * Buffers are strided memrefs; results are allocated with\n"
+        " * _mlir_memref_to_llvm_alloc and must be freed with _mlir_memref_to_llvm_free\n"
+        " * (by `allocated`). Link runtime/cpu (hooks, BLAS) and libmlir_c_runner_utils. */\n"
+        "#ifndef COTANGENT_AOT_H\n#define COTANGENT_AOT_H\n\n#include <stdint.h>\n\n"
+        "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  for (int64_t r : ranks) {
+    os << "typedef struct {\n  void *allocated;\n  void *aligned;\n  int64_t offset;\n";
+    if (r > 0)
+      os << "  int64_t sizes[" << r << "];\n  int64_t strides[" << r << "];\n";
+    os << "} cotangent_memref_" << r << ";\n\n";
+  }
+  os << "void *_mlir_memref_to_llvm_alloc(uint64_t bytes);\n"
+        "void _mlir_memref_to_llvm_free(void *ptr);\n\n";
+  std::vector<llvm::StringRef> names;
+  for (const auto &entry : signatures)
+    names.push_back(entry.first());
+  llvm::sort(names);
+  for (llvm::StringRef name : names) {
+    const Signature &sig = signatures.find(name)->second;
+    std::string resultParam;
+    if (sig.results.size() == 1) {
+      resultParam = "cotangent_memref_" + std::to_string(sig.results[0].getRank()) + " *result";
+    } else if (!sig.results.empty()) {
+      os << "typedef struct {\n";
+      for (auto [i, t] : llvm::enumerate(sig.results))
+        os << "  cotangent_memref_" << t.getRank() << " r" << i << "; /* " << t << " */\n";
+      os << "} " << name << "_results;\n";
+      resultParam = (name + "_results *results").str();
+    }
+    os << "/* ";
+    for (auto [i, t] : llvm::enumerate(sig.inputs))
+      os << (i ? ", " : "") << t;
+    os << " -> ";
+    for (auto [i, t] : llvm::enumerate(sig.results))
+      os << (i ? ", " : "") << t;
+    os << " */\nvoid _mlir_ciface_" << name << "(";
+    bool first = true;
+    if (!resultParam.empty()) {
+      os << resultParam;
+      first = false;
+    }
+    for (auto [i, t] : llvm::enumerate(sig.inputs)) {
+      os << (first ? "" : ", ") << "cotangent_memref_" << t.getRank() << " *arg" << i;
+      first = false;
+    }
+    if (first)
+      os << "void";
+    os << ");\n\n";
+  }
+  os << "#ifdef __cplusplus\n}\n#endif\n\n#endif /* COTANGENT_AOT_H */\n";
+  return llvm::success();
+}

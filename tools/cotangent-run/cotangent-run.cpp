@@ -1,0 +1,247 @@
+//===- cotangent-run.cpp - run jx functions compiled for the CPU ----------===//
+//
+// cotangent-run FILE.mlir --fn NAME [--input a.npy]... [--seed N]
+//     [--output-dir DIR] [--split] [--vjp] [--emit-object out.o --emit-header out.h]
+//
+// Compiles the module with jx-lower-to-llvm and the JIT, runs @NAME on the
+// inputs (.npy files, or seeded random values), and prints each result's
+// summary, the wall time and the bytes compiled code allocated. With
+// --split it runs @NAME_fwd, keeps the residuals, then @NAME_bwd on output
+// cotangents of ones, and reports the residual bytes; --vjp first runs
+// --jx-vjp --jx-remat on the module to make that pair.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/jx/JxOps.h"
+#include "passes/Passes.h"
+#include "runtime/cpu/CpuRuntime.h"
+#include "tools/cotangent-run/Npy.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <random>
+
+using namespace mlir;
+using ::cotangent::interp::Tensor;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"), cl::Required);
+static cl::opt<std::string> fnName("fn", cl::desc("Function to run"), cl::value_desc("name"));
+static cl::list<std::string> inputs("input", cl::desc("An argument as a .npy file (in order)"),
+                                    cl::value_desc("file.npy"));
+static cl::opt<unsigned> seed("seed", cl::desc("Seed of the random arguments"), cl::init(0));
+static cl::opt<std::string> outputDir("output-dir", cl::desc("Write results as .npy files here"),
+                                      cl::value_desc("dir"));
+static cl::opt<bool> split("split", cl::desc("Run NAME_fwd, hold the residuals, then NAME_bwd"));
+static cl::opt<bool> vjp("vjp", cl::desc("Run --jx-vjp --jx-remat on the module first"));
+static cl::opt<std::string> emitObject("emit-object", cl::desc("Write an object file"),
+                                       cl::value_desc("file.o"));
+static cl::opt<std::string> emitHeader("emit-header", cl::desc("Write a C header"),
+                                       cl::value_desc("file.h"));
+static cl::opt<unsigned> numValues("values", cl::desc("Values printed per result"), cl::init(4));
+
+static std::string typeName(RankedTensorType t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  Type e = t.getElementType();
+  if (e.isInteger(1))
+    os << "bool";
+  else if (e.isInteger())
+    os << "i" << e.getIntOrFloatBitWidth();
+  else
+    os << e;
+  os << "[";
+  llvm::interleave(t.getShape(), os, ",");
+  os << "]";
+  return s;
+}
+
+static void printSummary(llvm::raw_ostream &os, llvm::StringRef label, const Tensor &t) {
+  os << label << ": " << typeName(t.getType()) << " [";
+  int64_t n = t.getNumElements();
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double v = t.isFloat() ? t.getDouble(i) : static_cast<double>(t.getInt(i));
+    sum += v;
+    if (i < numValues)
+      os << (i ? ", " : "") << llvm::format("%.6g", v);
+  }
+  if (n > numValues)
+    os << ", ...";
+  os << "] sum=" << llvm::format("%.6g", sum) << "\n";
+}
+
+static Tensor randomTensor(RankedTensorType type, std::mt19937_64 &rng) {
+  std::vector<double> values(type.getNumElements());
+  Type e = type.getElementType();
+  for (double &v : values) {
+    if (isa<FloatType>(e))
+      v = std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+    else if (e.isInteger(1))
+      v = static_cast<double>(rng() & 1);
+    else
+      v = static_cast<double>(std::uniform_int_distribution<int>(-5, 5)(rng));
+  }
+  return Tensor::fromDoubles(type, values);
+}
+
+static LogicalResult writeOutputs(llvm::StringRef prefix, llvm::ArrayRef<Tensor> tensors,
+                                  Location loc) {
+  if (outputDir.empty())
+    return success();
+  if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+    return emitError(loc) << "cannot create " << outputDir << ": " << ec.message();
+  for (auto [i, t] : llvm::enumerate(tensors)) {
+    llvm::SmallString<128> path(outputDir);
+    llvm::sys::path::append(path, (prefix + llvm::Twine(i) + ".npy").str());
+    auto bytes = ::cotangent::npy::serialize(t);
+    if (!bytes)
+      return emitError(loc) << path << ": " << llvm::toString(bytes.takeError());
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+    if (ec)
+      return emitError(loc) << "cannot write " << path << ": " << ec.message();
+    os << *bytes;
+  }
+  return success();
+}
+
+static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
+  if (!module)
+    return failure();
+  Location loc = module->getLoc();
+  if (vjp) {
+    PassManager pm(&ctx);
+    pm.addPass(mlir::cotangent::createJxVjpPass());
+    pm.addPass(mlir::cotangent::createJxRematPass());
+    if (failed(pm.run(*module)))
+      return failure();
+  }
+  std::string entry = split ? fnName + "_fwd" : fnName.getValue();
+  func::FuncOp fn;
+  if (!fnName.empty()) {
+    fn = module->lookupSymbol<func::FuncOp>(entry);
+    if (!fn)
+      return emitError(loc) << "no function @" << entry << " in " << inputFile
+                            << (split && !vjp ? " (pass --vjp to make the _fwd/_bwd pair)" : "");
+  } else if (emitObject.empty() && emitHeader.empty()) {
+    return emitError(loc) << "nothing to do: give --fn NAME, --emit-object or --emit-header";
+  }
+
+  // Arguments: .npy files in order, or seeded random values.
+  std::vector<Tensor> args;
+  if (fn) {
+    auto argTypes = fn.getArgumentTypes();
+    if (!inputs.empty() && inputs.size() != argTypes.size())
+      return emitError(fn.getLoc()) << "@" << entry << " takes " << argTypes.size()
+                                    << " arguments, " << inputs.size() << " --input files given";
+    std::mt19937_64 rng(seed);
+    for (auto [i, t] : llvm::enumerate(argTypes)) {
+      auto type = dyn_cast<RankedTensorType>(t);
+      if (!type || !::cotangent::interp::isSupportedType(type))
+        return emitError(fn.getLoc()) << "argument " << i << " has unsupported type " << t;
+      if (inputs.empty()) {
+        args.push_back(randomTensor(type, rng));
+        continue;
+      }
+      auto buffer = llvm::MemoryBuffer::getFile(inputs[i], /*IsText=*/false);
+      Location fileLoc = FileLineColLoc::get(&ctx, inputs[i], 0, 0);
+      if (!buffer)
+        return emitError(fileLoc) << "cannot read: " << buffer.getError().message();
+      auto tensor = ::cotangent::npy::parse(&ctx, (*buffer)->getBuffer());
+      if (!tensor)
+        return emitError(fileLoc) << llvm::toString(tensor.takeError());
+      if (tensor->getType() != type)
+        return emitError(fileLoc) << "holds " << tensor->getType() << " but argument " << i
+                                  << " of @" << entry << " is " << type;
+      args.push_back(*tensor);
+    }
+  }
+
+  auto compiled = ::cotangent::cpu::CpuModule::compile(*module);
+  if (failed(compiled))
+    return failure();
+  if (!emitObject.empty() && failed((*compiled)->emitObject(emitObject)))
+    return failure();
+  if (!emitHeader.empty() && failed((*compiled)->emitHeader(emitHeader)))
+    return failure();
+  if (!fn)
+    return success();
+
+  llvm::raw_ostream &os = llvm::outs();
+  if (!split) {
+    auto result = (*compiled)->call(entry, args);
+    if (failed(result))
+      return failure();
+    os << "@" << entry << ": " << result->results.size() << " results\n";
+    for (auto [i, t] : llvm::enumerate(result->results))
+      printSummary(os, ("result " + llvm::Twine(i)).str(), t);
+    os << "time: " << llvm::format("%.3f", result->seconds * 1e3) << " ms\n";
+    os << "live bytes at return: " << result->stats.liveBytes << "\n";
+    os << "peak bytes: " << result->stats.peakBytes << "\n";
+    return writeOutputs("result", result->results, loc);
+  }
+
+  // Cotangents of ones for every primal output.
+  const auto *primal = (*compiled)->getSignature(fnName);
+  const auto *bwd = (*compiled)->getSignature(fnName + "_bwd");
+  if (!bwd)
+    return emitError(loc) << "no function @" << fnName << "_bwd in " << inputFile;
+  size_t numOutputs = primal ? primal->results.size() : 0;
+  std::vector<Tensor> cotangents;
+  for (size_t i = bwd->inputs.size() - numOutputs; i < bwd->inputs.size(); ++i) {
+    RankedTensorType t = bwd->inputs[i];
+    cotangents.push_back(
+        Tensor::fromDoubles(t, std::vector<double>(t.getNumElements(), 1.0)));
+  }
+  if (!primal)
+    return emitError(loc) << "--split needs @" << fnName << " itself to count its outputs";
+  auto result = (*compiled)->runSplit(fnName, args, cotangents);
+  if (failed(result))
+    return failure();
+  os << "@" << fnName << "_fwd / @" << fnName << "_bwd: " << result->outputs.size()
+     << " outputs, " << result->numResiduals << " residuals, " << result->gradients.size()
+     << " gradients\n";
+  for (auto [i, t] : llvm::enumerate(result->outputs))
+    printSummary(os, ("output " + llvm::Twine(i)).str(), t);
+  for (auto [i, t] : llvm::enumerate(result->gradients))
+    printSummary(os, ("gradient " + llvm::Twine(i)).str(), t);
+  os << "time: " << llvm::format("%.3f", result->seconds * 1e3) << " ms\n";
+  os << "residual bytes: " << result->residualBytes << "\n";
+  os << "peak bytes: " << result->peakBytes << "\n";
+  if (failed(writeOutputs("output", result->outputs, loc)))
+    return failure();
+  return writeOutputs("gradient", result->gradients, loc);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "Cotangent: run jx functions compiled for the CPU\n");
+
+  DialectRegistry registry;
+  registry.insert<jx::JxDialect, func::FuncDialect>();
+  MLIRContext ctx(registry);
+  llvm::SourceMgr sourceMgr;
+  std::string error;
+  auto file = mlir::openInputFile(inputFile, &error);
+  if (!file) {
+    llvm::errs() << "cotangent-run: " << error << "\n";
+    return 1;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
+  return failed(run(ctx, sourceMgr)) ? 1 : 0;
+}
