@@ -20,6 +20,10 @@ llvm_config.add_tool_substitutions(
     [ToolSubst(t, unresolved="ignore") for t in tools], tool_dirs)
 config.substitutions.append(("%src_root", config.cotangent_src_root))
 
+# test/gpu assembles the PTX of --jx-to-nvvm with the CUDA toolkit's ptxas.
+if os.path.exists(os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "ptxas")):
+    config.available_features.add("ptxas")
+
 # With COTANGENT_ROUNDTRIP=1 every cotangent-opt run also checks that its
 # output prints, parses and prints again identically (CIRCT's habit).
 if os.environ.get("COTANGENT_ROUNDTRIP") == "1":

@@ -1,18 +1,21 @@
 //===- cotangent-opt.cpp - the opt-style driver over jx IR ----------------===//
 //
 // MlirOptMain with the jx dialect, Cotangent's passes, and the upstream
-// dialects and passes the lowering pipelines use.
+// dialects and passes the lowering pipelines use (and, for jx-to-nvvm,
+// the GPU dialects' translations to LLVM IR).
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialects/jx/JxOps.h"
 #include "passes/Passes.h"
+#include "passes/gpu/GpuPasses.h"
 #include "passes/lowering/LoweringPasses.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -21,10 +24,13 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::cotangent::registerCotangentPasses();
   mlir::cotangent::registerLoweringPassesAndPipeline();
+  mlir::cotangent::registerGpuPassesAndPipeline();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary translates kernels to LLVM IR (jx-to-nvvm).
+  mlir::registerAllGPUToLLVMIRTranslations(registry);
   registry.insert<mlir::jx::JxDialect>();
 
   llvm::cl::AddExtraVersionPrinter(

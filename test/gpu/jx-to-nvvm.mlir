@@ -1,0 +1,55 @@
+// The jx-to-nvvm pipeline on y = relu(x W + b): the broadcast add and the
+// relu fuse into one kernel, the matmul is a call the runtime binds to
+// cuBLAS, allocations go through the counted hooks, and the host launches
+// kernels embedded as gpu.binary ops.
+// RUN: cotangent-opt %s --jx-to-nvvm="format=isa" --mlir-print-ir-after=gpu-kernel-outlining -o %t.mlir 2>&1 | FileCheck %s --check-prefix=KERNELS
+// RUN: FileCheck %s --check-prefix=HOST < %t.mlir
+// RUN: cotangent-opt %s --jx-to-nvvm="format=isa cublas=false" --mlir-print-ir-after=gpu-kernel-outlining -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOBLAS
+// RUN: not cotangent-opt %s --jx-to-nvvm="threads-per-block=2048" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+
+func.func @mlp(%x: tensor<8x16xf32>, %W: tensor<16x32xf32>, %b: tensor<32xf32>) -> tensor<8x32xf32> {
+  %0 = jx.dot_general %x, %W, contracting_dims = [1] x [0], batch_dims = [] x []
+         : tensor<8x16xf32>, tensor<16x32xf32> -> tensor<8x32xf32>
+  %1 = jx.broadcast_in_dim %b, dims = [1] : tensor<32xf32> -> tensor<8x32xf32>
+  %2 = jx.add %0, %1 : tensor<8x32xf32>
+  %z = jx.constant dense<0.0> : tensor<8x32xf32>
+  %3 = jx.max %2, %z : tensor<8x32xf32>
+  return %3 : tensor<8x32xf32>
+}
+
+// The zero fill of the matmul's output, then one fused kernel; the 32
+// contiguous columns are thread_x, the 8 rows thread_y: one 256-thread block.
+// KERNELS-LABEL: func.func @mlp(
+// KERNELS:         memref.alloc() : memref<1x8x32xf32>
+// KERNELS:         gpu.launch_func @mlp_kernel::@mlp_kernel blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%[[C32:.*]], %[[C8:.*]], %[[C1:.*]])
+// KERNELS:         call @cotangent_batch_matmul_f32(
+// KERNELS:         gpu.launch_func @mlp_kernel_0::@mlp_kernel
+// KERNELS-NOT:     gpu.launch_func
+// KERNELS:         return
+// KERNELS:       gpu.module @mlp_kernel_0
+// KERNELS:         gpu.func @mlp_kernel(
+// KERNELS:           memref.load
+// KERNELS:           memref.load
+// KERNELS:           arith.addf
+// KERNELS:           arith.maximumf
+// KERNELS:           memref.store
+// KERNELS:           gpu.return
+
+// HOST-DAG:  llvm.func @_mlir_memref_to_llvm_alloc(i64) -> !llvm.ptr
+// HOST-DAG:  llvm.func @_mlir_ciface_cotangent_batch_matmul_f32(
+// HOST:      gpu.launch_func @mlp_kernel::@mlp_kernel
+// HOST:      llvm.func @_mlir_ciface_mlp(
+// HOST-DAG:  gpu.binary @mlp_kernel [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">
+// HOST-DAG:  gpu.binary @mlp_kernel_0 [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">
+
+// Without cuBLAS the matmul is a kernel too, with the contraction as a loop
+// in each thread.
+// NOBLAS-LABEL: func.func @mlp(
+// NOBLAS-NOT:     cotangent_batch_matmul
+// NOBLAS:       gpu.module @mlp_kernel_0
+// NOBLAS:         gpu.func @mlp_kernel(
+// NOBLAS:           scf.for
+// NOBLAS:             arith.mulf
+// NOBLAS:             arith.addf
+
+// BAD: threads-per-block must be in [1, 1024], got 2048
