@@ -82,12 +82,6 @@ ArrayRef<int64_t> regionStack(Operation *op) {
   return {};
 }
 
-bool isArgumentFree(Value v) {
-  Operation *def = v.getDefiningOp();
-  return def && isMemoryEffectFree(def) && def->getNumRegions() == 0 &&
-         llvm::all_of(def->getOperands(), isArgumentFree);
-}
-
 class Rematerializer {
 public:
   Rematerializer(func::FuncOp fwd, func::FuncOp bwd) : fwd(fwd), bwd(bwd) {}
@@ -220,7 +214,6 @@ void Rematerializer::finish() {
 
   // Arguments are now [old residuals][cotangents][residuals added by
   // rebuilds]. Put fresh ones in front, in order, then drop all the old ones.
-  auto ret = cast<func::ReturnOp>(fwdBody.getTerminator());
   int64_t numPrimal = fwd->getAttrOfType<IntegerAttr>(kNumPrimalResultsAttr).getInt();
   int64_t numOldResiduals = bwd->getAttrOfType<IntegerAttr>(kNumResidualsAttr).getInt();
   unsigned numFresh = ordered.size();
@@ -229,22 +222,11 @@ void Rematerializer::finish() {
   llvm::BitVector dead(bwdBody.getNumArguments());
   dead.set(numFresh, numFresh + numOldResiduals);
   dead.set(numFresh + numOldResiduals + numPrimal, bwdBody.getNumArguments());
-      bwdBody.eraseArguments(dead);
+  bwdBody.eraseArguments(dead);
 
-  SmallVector<Value> outs(ret.getOperands().take_front(numPrimal));
-  outs.append(ordered);
-  OpBuilder b(ret);
-  func::ReturnOp::create(b, ret.getLoc(), outs);
-  ret.erase();
-  // Argument and result attributes are positional: keep the primal results',
-  // rebuild the rest.
-  SmallVector<DictionaryAttr> resultAttrs;
-  fwd.getAllResultAttrs(resultAttrs);
-  resultAttrs.resize(numPrimal);
-  resultAttrs.resize(outs.size(), DictionaryAttr::get(ctx));
+  setForwardReturn(fwd, numPrimal, ordered);
+  // Argument attributes are positional: rebuild them.
   bwd.removeArgAttrsAttr();
-  fwd.setFunctionType(FunctionType::get(ctx, fwd.getArgumentTypes(), ValueRange(outs).getTypes()));
-  fwd.setAllResultAttrs(resultAttrs);
   bwd.setFunctionType(FunctionType::get(ctx, bwdBody.getArgumentTypes(),
                                         bwdBody.getTerminator()->getOperandTypes()));
   bwd->setAttr(kNumResidualsAttr, Builder(ctx).getI64IntegerAttr(ordered.size()));

@@ -195,14 +195,6 @@ LogicalResult Differentiator::linearize(func::FuncOp fwd) {
   return success();
 }
 
-/// Values that depend on no argument (constants and what is computed from
-/// them) are rebuilt in the backward rather than saved.
-bool isArgumentFree(Value v) {
-  Operation *def = v.getDefiningOp();
-  return def && isMemoryEffectFree(def) && def->getNumRegions() == 0 &&
-         llvm::all_of(def->getOperands(), isArgumentFree);
-}
-
 Value Differentiator::residualInBackward(Value v, OpBuilder &b, Block &block) {
   if (auto it = residualArgs.find(v); it != residualArgs.end())
     return it->second;
@@ -294,19 +286,8 @@ void Differentiator::finish(func::FuncOp fwd, func::FuncOp bwd) {
   for (auto [i, v] : llvm::enumerate(ordered))
     bwd.setArgAttr(i, kRequestedByAttr, ArrayAttr::get(bwd.getContext(), requesters[v]));
 
-  auto ret = cast<func::ReturnOp>(fwdBody.getTerminator());
-  unsigned numResults = ret.getNumOperands();
-  SmallVector<Value> outs(ret.getOperands());
-  outs.append(ordered);
-  OpBuilder b(ret);
-  func::ReturnOp::create(b, ret.getLoc(), outs);
-  ret.erase();
-  SmallVector<DictionaryAttr> resultAttrs;
-  fwd.getAllResultAttrs(resultAttrs);
-  resultAttrs.resize(outs.size(), DictionaryAttr::get(fwd.getContext()));
-  fwd.setFunctionType(FunctionType::get(fwd.getContext(), fwd.getArgumentTypes(),
-                                        ValueRange(outs).getTypes()));
-  fwd.setAllResultAttrs(resultAttrs);
+  unsigned numResults = fwdBody.getTerminator()->getNumOperands();
+  setForwardReturn(fwd, numResults, ordered);
   for (auto &entry : replacedBy)
     entry.first->erase();
   // Drop what the linearization computed that no residual needed.

@@ -23,6 +23,30 @@ void mlir::cotangent::sortResiduals(SmallVectorImpl<Value> &values) {
   });
 }
 
+bool mlir::cotangent::isArgumentFree(Value v) {
+  Operation *def = v.getDefiningOp();
+  return def && isMemoryEffectFree(def) && def->getNumRegions() == 0 &&
+         llvm::all_of(def->getOperands(), isArgumentFree);
+}
+
+void mlir::cotangent::setForwardReturn(func::FuncOp fwd, unsigned numPrimal,
+                                       ArrayRef<Value> residuals) {
+  auto ret = cast<func::ReturnOp>(fwd.getBody().front().getTerminator());
+  SmallVector<Value> outs(ret.getOperands().take_front(numPrimal));
+  outs.append(residuals.begin(), residuals.end());
+  OpBuilder b(ret);
+  func::ReturnOp::create(b, ret.getLoc(), outs);
+  ret.erase();
+  // Result attributes are positional: keep the primal results', empty for the rest.
+  SmallVector<DictionaryAttr> resultAttrs;
+  fwd.getAllResultAttrs(resultAttrs);
+  resultAttrs.resize(numPrimal);
+  resultAttrs.resize(outs.size(), DictionaryAttr::get(fwd.getContext()));
+  fwd.setFunctionType(FunctionType::get(fwd.getContext(), fwd.getArgumentTypes(),
+                                        ValueRange(outs).getTypes()));
+  fwd.setAllResultAttrs(resultAttrs);
+}
+
 void mlir::cotangent::eraseDeadOps(Block &block) {
   for (Operation *op = block.empty() ? nullptr : &block.back(); op;) {
     Operation *prev = op->getPrevNode();
