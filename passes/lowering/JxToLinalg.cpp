@@ -45,6 +45,23 @@ public:
       return signalPassFailure();
 
     UnitAttr unit = UnitAttr::get(ctx);
+    // jx.* argument/result attributes (offload memory kinds) are informative
+    // for runtimes; LLVM translation would warn about them.
+    auto strip = [](DictionaryAttr attrs) {
+      SmallVector<NamedAttribute> kept;
+      if (!attrs)
+        return kept;
+      for (NamedAttribute a : attrs)
+        if (!a.getName().strref().starts_with("jx."))
+          kept.push_back(a);
+      return kept;
+    };
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+        fn.setArgAttrs(i, strip(fn.getArgAttrDict(i)));
+      for (unsigned i = 0; i < fn.getNumResults(); ++i)
+        fn.setResultAttrs(i, strip(fn.getResultAttrDict(i)));
+    }
     for (auto fn : module.getOps<func::FuncOp>())
       if (fn.isPublic() && !fn.isDeclaration()) {
         // Callers own the arguments: compiled code never writes into them.

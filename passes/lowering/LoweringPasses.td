@@ -91,4 +91,24 @@ def JxMatmulToBlasPass : Pass<"jx-matmul-to-blas", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::memref::MemRefDialect"];
 }
 
+def JxHoistDeallocationsPass : Pass<"jx-hoist-deallocations", "mlir::func::FuncOp"> {
+  let summary = "Free each buffer right after its last use in its block";
+  let description = [{
+    Ownership-based deallocation (`buffer-deallocation-pipeline`) frees a
+    block's buffers at the end of the block, so every intermediate of a
+    function would live until it returns and the peak would be the total.
+    This pass moves each unconditional `memref.dealloc` of a `memref.alloc`
+    of the same block up to just after the last op of the block that uses
+    the buffer or any view derived from it (views are followed through every
+    op that takes the buffer and returns a memref; uses inside nested
+    regions count as uses by their ancestor in the block).
+
+    ```mlir
+    %a = memref.alloc() : memref<4xf32>
+    linalg.generic ... ins(%a ...) outs(%b ...)
+    memref.dealloc %a : memref<4xf32>   // moved here from the block's end
+    ```
+  }];
+}
+
 #endif // COTANGENT_PASSES_LOWERING_LOWERINGPASSES_TD

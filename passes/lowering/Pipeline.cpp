@@ -10,7 +10,8 @@
 //   jx-lower-optimization-barriers, jx-matmul-to-blas
 //                                the barriers' calls to inline asm; f32/f64
 //                                batched matmuls to the runtime's BLAS
-//   buffer-deallocation-pipeline frees every intermediate after its last use
+//   buffer-deallocation-pipeline, jx-hoist-deallocations
+//                                frees every intermediate right after its last use
 //   convert-bufferization-to-memref, convert-linalg-to-loops, ... to LLVM,
 //   with finalize-memref-to-llvm{use-generic-functions=true} so that every
 //   allocation goes through _mlir_memref_to_llvm_alloc / _free (the runtime
@@ -47,6 +48,7 @@ void cotangent::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createJxLowerOptimizationBarriersPass());
   pm.addPass(createJxMatmulToBlasPass());
   bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addNestedPass<func::FuncOp>(createJxHoistDeallocationsPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertMathToLibmPass());
