@@ -15,6 +15,9 @@
 #include "dialects/jx/JxOps.h"
 #include "passes/Passes.h"
 #include "runtime/cpu/CpuRuntime.h"
+#ifdef COTANGENT_HAVE_CUDA
+#include "runtime/cuda/CudaModule.h"
+#endif
 #include "tools/cotangent-run/Npy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -51,6 +54,8 @@ static cl::opt<std::string> emitObject("emit-object", cl::desc("Write an object 
 static cl::opt<std::string> emitHeader("emit-header", cl::desc("Write a C header"),
                                        cl::value_desc("file.h"));
 static cl::opt<unsigned> numValues("values", cl::desc("Values printed per result"), cl::init(4));
+static cl::opt<std::string> target("target", cl::desc("Where to run: cpu or cuda (an NVIDIA GPU)"),
+                                   cl::init("cpu"));
 
 static std::string typeName(RankedTensorType t) {
   std::string s;
@@ -171,6 +176,17 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     }
   }
 
+  if (target == "cuda") {
+#ifdef COTANGENT_HAVE_CUDA
+    if (!fn)
+      return emitError(loc) << "--target=cuda needs --fn NAME";
+    return success(::cotangent::cuda::runOnCuda(*module, fnName, args, split, llvm::outs()) == 0);
+#else
+    return emitError(loc) << "--target=cuda: this build has no CUDA runtime (CUDA toolkit not found)";
+#endif
+  }
+  if (target != "cpu")
+    return emitError(loc) << "unknown --target=" << target << " (cpu or cuda)";
   auto compiled = ::cotangent::cpu::CpuModule::compile(*module);
   if (failed(compiled))
     return failure();

@@ -1,0 +1,533 @@
+//===- CudaDriver.cpp - the C API over the CUDA driver and cuBLAS ---------===//
+//
+// The driver (libcuda.so.1) and cuBLAS are opened with dlopen and their
+// entry points looked up by name, so nothing here needs a GPU to load: when
+// the driver or a device is missing, cotangent_cuda_init() fails with
+// "no CUDA device: <why>" and every other entry records an error and
+// returns a null/zero value instead of calling into the driver. cuda.h and
+// cublas_v2.h are included for their types only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cuda/CudaRuntime.h"
+
+#include <cublas_v2.h>
+#include <cuda.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+namespace {
+
+#define COTANGENT_STR(x) #x
+#define COTANGENT_XSTR(x) COTANGENT_STR(x)
+// Each entry point by its versioned name (cuda.h maps cuMemFree to cuMemFree_v2, ...).
+#define COTANGENT_DRIVER_FUNCTIONS(X)                                                          \
+  X(cuInit) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetAttribute)     \
+  X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuModuleLoadData)       \
+  X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)             \
+  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamWaitEvent)             \
+  X(cuEventCreate) X(cuEventDestroy) X(cuEventSynchronize) X(cuEventRecord)                     \
+  X(cuMemAllocManaged) X(cuMemFree) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemcpyAsync)         \
+  X(cuMemcpy) X(cuMemsetD32Async) X(cuMemsetD16Async)
+
+struct Driver {
+#define COTANGENT_FIELD(fn) decltype(&::fn) fn = nullptr;
+  COTANGENT_DRIVER_FUNCTIONS(COTANGENT_FIELD)
+#undef COTANGENT_FIELD
+  decltype(&::cublasCreate) cublasCreate = nullptr;
+  decltype(&::cublasSgemmStridedBatched) cublasSgemmStridedBatched = nullptr;
+  decltype(&::cublasDgemmStridedBatched) cublasDgemmStridedBatched = nullptr;
+
+  bool ready = false;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  CUstream offloadStream = nullptr;
+  cublasHandle_t cublas = nullptr;
+  int computeCapability = -1;
+};
+
+struct State {
+  std::recursive_mutex mutex;
+  Driver driver;
+  std::string error;
+  bool initTried = false;
+  std::unordered_map<void *, int64_t> sizes;
+  int64_t live = 0, peak = 0;
+  std::unordered_map<void *, int64_t> hostSizes;
+  int64_t hostLive = 0;
+};
+
+State &state() {
+  static State s;
+  return s;
+}
+
+void setError(const std::string &message) {
+  std::lock_guard<std::recursive_mutex> lock(state().mutex);
+  if (state().error.empty())
+    state().error = message;
+}
+
+/// Records a failed driver call; returns true when `result` is a success.
+bool check(CUresult result, const char *what) {
+  if (result == CUDA_SUCCESS)
+    return true;
+  const char *name = nullptr;
+  if (state().driver.cuGetErrorString)
+    state().driver.cuGetErrorString(result, &name);
+  setError(std::string(what) + " failed: " + (name ? name : "unknown CUDA error") + " (" +
+           std::to_string(static_cast<int>(result)) + ")");
+  return false;
+}
+
+/// The driver, initialized once; null (with the error set) without a device.
+Driver *driver() {
+  State &s = state();
+  std::lock_guard<std::recursive_mutex> lock(s.mutex);
+  if (s.driver.ready)
+    return &s.driver;
+  if (s.initTried) {
+    setError("no CUDA device: the CUDA runtime could not be initialized");
+    return nullptr;
+  }
+  s.initTried = true;
+  Driver &d = s.driver;
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    setError(std::string("no CUDA device: cannot load the CUDA driver (libcuda.so.1): ") +
+             dlerror());
+    return nullptr;
+  }
+#define COTANGENT_LOAD(fn)                                                                     \
+  d.fn = reinterpret_cast<decltype(d.fn)>(dlsym(lib, COTANGENT_XSTR(fn)));                     \
+  if (!d.fn) {                                                                                 \
+    setError("no CUDA device: the CUDA driver lacks " COTANGENT_XSTR(fn));                    \
+    return nullptr;                                                                            \
+  }
+  COTANGENT_DRIVER_FUNCTIONS(COTANGENT_LOAD)
+#undef COTANGENT_LOAD
+  int count = 0;
+  CUresult init = d.cuInit(0);
+  if (init != CUDA_SUCCESS || d.cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0) {
+    const char *name = nullptr;
+    d.cuGetErrorString(init, &name);
+    setError(std::string("no CUDA device: ") +
+             (init != CUDA_SUCCESS ? std::string("cuInit failed: ") + (name ? name : "?")
+                                   : "the driver reports no device"));
+    return nullptr;
+  }
+  int major = 0, minor = 0;
+  if (!check(d.cuDeviceGet(&d.device, 0), "cuDeviceGet") ||
+      !check(d.cuDevicePrimaryCtxRetain(&d.context, d.device), "cuDevicePrimaryCtxRetain") ||
+      !check(d.cuCtxSetCurrent(d.context), "cuCtxSetCurrent") ||
+      !check(d.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                    d.device), "cuDeviceGetAttribute") ||
+      !check(d.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                    d.device), "cuDeviceGetAttribute") ||
+      !check(d.cuStreamCreate(&d.offloadStream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"))
+    return nullptr;
+  d.computeCapability = 10 * major + minor;
+  d.ready = true;
+  return &d;
+}
+
+/// cuBLAS, opened on first use.
+Driver *blas() {
+  Driver *d = driver();
+  if (!d)
+    return nullptr;
+  std::lock_guard<std::recursive_mutex> lock(state().mutex);
+  if (d->cublas)
+    return d;
+  void *lib = dlopen(COTANGENT_CUBLAS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+    lib = dlopen("libcublas.so", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    setError(std::string("cannot load cuBLAS: ") + dlerror());
+    return nullptr;
+  }
+  d->cublasCreate = reinterpret_cast<decltype(d->cublasCreate)>(dlsym(lib, "cublasCreate_v2"));
+  d->cublasSgemmStridedBatched = reinterpret_cast<decltype(d->cublasSgemmStridedBatched)>(
+      dlsym(lib, "cublasSgemmStridedBatched"));
+  d->cublasDgemmStridedBatched = reinterpret_cast<decltype(d->cublasDgemmStridedBatched)>(
+      dlsym(lib, "cublasDgemmStridedBatched"));
+  if (!d->cublasCreate || !d->cublasSgemmStridedBatched || !d->cublasDgemmStridedBatched ||
+      d->cublasCreate(&d->cublas) != CUBLAS_STATUS_SUCCESS) {
+    setError("cannot initialize cuBLAS");
+    d->cublas = nullptr;
+    return nullptr;
+  }
+  return d;
+}
+
+CUstream asStream(void *stream) { return static_cast<CUstream>(stream); }
+CUdeviceptr asDevice(const void *ptr) { return reinterpret_cast<CUdeviceptr>(ptr); }
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Device and errors
+//===----------------------------------------------------------------------===//
+
+extern "C" int cotangent_cuda_init(void) { return driver() ? 0 : 1; }
+
+extern "C" const char *cotangent_cuda_last_error(void) {
+  std::lock_guard<std::recursive_mutex> lock(state().mutex);
+  return state().error.c_str();
+}
+
+extern "C" void cotangent_cuda_clear_error(void) {
+  std::lock_guard<std::recursive_mutex> lock(state().mutex);
+  state().error.clear();
+}
+
+extern "C" int cotangent_cuda_device_count(void) {
+  Driver *d = driver();
+  int count = 0;
+  if (d)
+    d->cuDeviceGetCount(&count);
+  return count;
+}
+
+extern "C" int cotangent_cuda_compute_capability(void) {
+  Driver *d = driver();
+  return d ? d->computeCapability : -1;
+}
+
+extern "C" int cotangent_cuda_synchronize(void) {
+  Driver *d = driver();
+  return d && check(d->cuCtxSynchronize(), "cuCtxSynchronize") ? 0 : 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Counted allocations
+//===----------------------------------------------------------------------===//
+
+extern "C" void *cotangent_cuda_alloc(uint64_t bytes) {
+  Driver *d = driver();
+  if (!d)
+    return nullptr;
+  CUdeviceptr ptr = 0;
+  if (!check(d->cuMemAllocManaged(&ptr, std::max<uint64_t>(bytes, 1), CU_MEM_ATTACH_GLOBAL),
+             "cuMemAllocManaged"))
+    return nullptr;
+  State &s = state();
+  std::lock_guard<std::recursive_mutex> lock(s.mutex);
+  void *p = reinterpret_cast<void *>(ptr);
+  s.sizes[p] = static_cast<int64_t>(bytes);
+  s.live += static_cast<int64_t>(bytes);
+  s.peak = std::max(s.peak, s.live);
+  return p;
+}
+
+extern "C" void cotangent_cuda_free(void *ptr) {
+  if (!ptr)
+    return;
+  State &s = state();
+  {
+    std::lock_guard<std::recursive_mutex> lock(s.mutex);
+    auto it = s.sizes.find(ptr);
+    if (it == s.sizes.end()) {
+      setError("cotangent_cuda_free: not a block of cotangent_cuda_alloc");
+      return;
+    }
+    s.live -= it->second;
+    s.sizes.erase(it);
+  }
+  if (Driver *d = driver())
+    check(d->cuMemFree(asDevice(ptr)), "cuMemFree");
+}
+
+extern "C" int64_t cotangent_cuda_block_size(void *ptr) {
+  std::lock_guard<std::recursive_mutex> lock(state().mutex);
+  auto it = state().sizes.find(ptr);
+  return it == state().sizes.end() ? -1 : it->second;
+}
+
+extern "C" int64_t cotangent_cuda_live_bytes(void) {
+  std::lock_guard<std::recursive_mutex> lock(state().mutex);
+  return state().live;
+}
+
+extern "C" int64_t cotangent_cuda_peak_bytes(void) {
+  std::lock_guard<std::recursive_mutex> lock(state().mutex);
+  return state().peak;
+}
+
+extern "C" void cotangent_cuda_reset_peak(void) {
+  std::lock_guard<std::recursive_mutex> lock(state().mutex);
+  state().peak = state().live;
+}
+
+//===----------------------------------------------------------------------===//
+// Offload
+//===----------------------------------------------------------------------===//
+
+extern "C" void *cotangent_cuda_host_alloc(uint64_t bytes) {
+  Driver *d = driver();
+  void *p = nullptr;
+  if (!d || !check(d->cuMemHostAlloc(&p, std::max<uint64_t>(bytes, 1), 0), "cuMemHostAlloc"))
+    return nullptr;
+  std::lock_guard<std::recursive_mutex> lock(state().mutex);
+  state().hostSizes[p] = static_cast<int64_t>(bytes);
+  state().hostLive += static_cast<int64_t>(bytes);
+  return p;
+}
+
+extern "C" void cotangent_cuda_host_free(void *ptr) {
+  Driver *d = driver();
+  if (!ptr || !d)
+    return;
+  {
+    std::lock_guard<std::recursive_mutex> lock(state().mutex);
+    auto it = state().hostSizes.find(ptr);
+    if (it != state().hostSizes.end()) {
+      state().hostLive -= it->second;
+      state().hostSizes.erase(it);
+    }
+  }
+  check(d->cuMemFreeHost(ptr), "cuMemFreeHost");
+}
+
+extern "C" int64_t cotangent_cuda_host_bytes(void) {
+  std::lock_guard<std::recursive_mutex> lock(state().mutex);
+  return state().hostLive;
+}
+
+extern "C" int cotangent_cuda_copy_async(void *dst, const void *src, uint64_t bytes) {
+  Driver *d = driver();
+  return d && check(d->cuMemcpyAsync(asDevice(dst), asDevice(src), bytes, d->offloadStream),
+                    "cuMemcpyAsync")
+             ? 0
+             : 1;
+}
+
+extern "C" int cotangent_cuda_offload_wait(void) {
+  Driver *d = driver();
+  return d && check(d->cuStreamSynchronize(d->offloadStream), "cuStreamSynchronize") ? 0 : 1;
+}
+
+//===----------------------------------------------------------------------===//
+// cuBLAS
+//===----------------------------------------------------------------------===//
+
+struct CotangentCudaMemRef3 {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t sizes[3];
+  int64_t strides[3];
+};
+
+namespace {
+
+/// How cuBLAS (column-major) sees a row-major-indexed (rows x cols) matrix:
+/// unit column stride is a transposed column-major matrix (op N in the
+/// C^T = B^T A^T formulation), unit row stride a column-major one (op T).
+bool view(int64_t rows, int64_t cols, int64_t rowStride, int64_t colStride,
+          cublasOperation_t &op, int &ld) {
+  if (colStride == 1 || cols == 1) {
+    op = CUBLAS_OP_N;
+    ld = static_cast<int>(std::max<int64_t>({rowStride, cols, 1}));
+    return true;
+  }
+  if (rowStride == 1 || rows == 1) {
+    op = CUBLAS_OP_T;
+    ld = static_cast<int>(std::max<int64_t>({colStride, rows, 1}));
+    return true;
+  }
+  return false;
+}
+
+template <typename T, typename Gemm>
+void batchMatmul(CotangentCudaMemRef3 *a, CotangentCudaMemRef3 *b, CotangentCudaMemRef3 *c,
+                 Gemm gemm) {
+  Driver *d = blas();
+  if (!d)
+    return;
+  int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2], k = a->sizes[2];
+  cublasOperation_t opA, opB, opC;
+  int lda, ldb, ldc;
+  if (!view(m, k, a->strides[1], a->strides[2], opA, lda) ||
+      !view(k, n, b->strides[1], b->strides[2], opB, ldb) ||
+      !view(m, n, c->strides[1], c->strides[2], opC, ldc) || opC != CUBLAS_OP_N) {
+    setError("cuBLAS matmul: unsupported operand strides");
+    return;
+  }
+  const T *pa = static_cast<const T *>(a->aligned) + a->offset;
+  const T *pb = static_cast<const T *>(b->aligned) + b->offset;
+  T *pc = static_cast<T *>(c->aligned) + c->offset;
+  T alpha = 1, beta = 0;
+  // Row-major C = A B is column-major C^T = B^T A^T.
+  cublasStatus_t status =
+      gemm(d->cublas, opB, opA, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
+           &alpha, pb, ldb, b->strides[0], pa, lda, a->strides[0], &beta, pc, ldc,
+           c->strides[0], static_cast<int>(batch));
+  if (status != CUBLAS_STATUS_SUCCESS)
+    setError("cuBLAS gemm failed with status " + std::to_string(static_cast<int>(status)));
+  check(d->cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+} // namespace
+
+extern "C" void cotangent_cuda_batch_matmul_f32(CotangentCudaMemRef3 *a, CotangentCudaMemRef3 *b,
+                                                CotangentCudaMemRef3 *c) {
+  Driver *d = blas();
+  if (d)
+    batchMatmul<float>(a, b, c, d->cublasSgemmStridedBatched);
+}
+
+extern "C" void cotangent_cuda_batch_matmul_f64(CotangentCudaMemRef3 *a, CotangentCudaMemRef3 *b,
+                                                CotangentCudaMemRef3 *c) {
+  Driver *d = blas();
+  if (d)
+    batchMatmul<double>(a, b, c, d->cublasDgemmStridedBatched);
+}
+
+//===----------------------------------------------------------------------===//
+// The GPU runtime wrappers' API
+//===----------------------------------------------------------------------===//
+
+extern "C" void *cotangent_mgpuModuleLoad(void *data, size_t /*size*/) {
+  Driver *d = driver();
+  CUmodule module = nullptr;
+  if (d)
+    check(d->cuModuleLoadData(&module, data), "cuModuleLoadData");
+  return module;
+}
+
+extern "C" void *cotangent_mgpuModuleLoadJIT(void *data, int optLevel) {
+  Driver *d = driver();
+  CUmodule module = nullptr;
+  if (!d)
+    return nullptr;
+  CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL};
+  void *values[] = {reinterpret_cast<void *>(static_cast<intptr_t>(optLevel))};
+  check(d->cuModuleLoadDataEx(&module, data, 1, options, values), "cuModuleLoadDataEx");
+  return module;
+}
+
+extern "C" void cotangent_mgpuModuleUnload(void *module) {
+  Driver *d = driver();
+  if (d && module)
+    check(d->cuModuleUnload(static_cast<CUmodule>(module)), "cuModuleUnload");
+}
+
+extern "C" void *cotangent_mgpuModuleGetFunction(void *module, const char *name) {
+  Driver *d = driver();
+  CUfunction function = nullptr;
+  if (!d)
+    return nullptr;
+  if (!module) {
+    setError(std::string("kernel ") + name + ": its module did not load");
+    return nullptr;
+  }
+  check(d->cuModuleGetFunction(&function, static_cast<CUmodule>(module), name),
+        "cuModuleGetFunction");
+  return function;
+}
+
+extern "C" void cotangent_mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                                           intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                                           intptr_t blockZ, int32_t smem, void *stream,
+                                           void **params, void **extra, size_t /*count*/) {
+  Driver *d = driver();
+  if (!d || !function) {
+    setError("kernel launch skipped: no kernel function");
+    return;
+  }
+  check(d->cuLaunchKernel(static_cast<CUfunction>(function), gridX, gridY, gridZ, blockX,
+                          blockY, blockZ, smem, asStream(stream), params, extra),
+        "cuLaunchKernel");
+}
+
+extern "C" void *cotangent_mgpuStreamCreate(void) {
+  Driver *d = driver();
+  CUstream stream = nullptr;
+  if (d)
+    check(d->cuStreamCreate(&stream, CU_STREAM_DEFAULT), "cuStreamCreate");
+  return stream;
+}
+
+extern "C" void cotangent_mgpuStreamDestroy(void *stream) {
+  Driver *d = driver();
+  if (d && stream)
+    check(d->cuStreamDestroy(asStream(stream)), "cuStreamDestroy");
+}
+
+extern "C" void cotangent_mgpuStreamSynchronize(void *stream) {
+  Driver *d = driver();
+  if (d)
+    check(d->cuStreamSynchronize(asStream(stream)), "cuStreamSynchronize");
+}
+
+extern "C" void cotangent_mgpuStreamWaitEvent(void *stream, void *event) {
+  Driver *d = driver();
+  if (d)
+    check(d->cuStreamWaitEvent(asStream(stream), static_cast<CUevent>(event), 0),
+          "cuStreamWaitEvent");
+}
+
+extern "C" void *cotangent_mgpuEventCreate(void) {
+  Driver *d = driver();
+  CUevent event = nullptr;
+  if (d)
+    check(d->cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  return event;
+}
+
+extern "C" void cotangent_mgpuEventDestroy(void *event) {
+  Driver *d = driver();
+  if (d && event)
+    check(d->cuEventDestroy(static_cast<CUevent>(event)), "cuEventDestroy");
+}
+
+extern "C" void cotangent_mgpuEventSynchronize(void *event) {
+  Driver *d = driver();
+  if (d)
+    check(d->cuEventSynchronize(static_cast<CUevent>(event)), "cuEventSynchronize");
+}
+
+extern "C" void cotangent_mgpuEventRecord(void *event, void *stream) {
+  Driver *d = driver();
+  if (d)
+    check(d->cuEventRecord(static_cast<CUevent>(event), asStream(stream)), "cuEventRecord");
+}
+
+extern "C" void *cotangent_mgpuMemAlloc(uint64_t bytes, void * /*stream*/, int8_t /*shared*/) {
+  // Managed and counted, whatever was asked: the host may read it.
+  return cotangent_cuda_alloc(bytes);
+}
+
+extern "C" void cotangent_mgpuMemFree(void *ptr, void * /*stream*/) {
+  cotangent_cuda_synchronize();
+  cotangent_cuda_free(ptr);
+}
+
+extern "C" void cotangent_mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
+  Driver *d = driver();
+  if (d)
+    check(d->cuMemcpyAsync(asDevice(dst), asDevice(src), bytes, asStream(stream)),
+          "cuMemcpyAsync");
+}
+
+extern "C" void cotangent_mgpuMemset32(void *dst, uint32_t value, size_t count, void *stream) {
+  Driver *d = driver();
+  if (d)
+    check(d->cuMemsetD32Async(asDevice(dst), value, count, asStream(stream)), "cuMemsetD32Async");
+}
+
+extern "C" void cotangent_mgpuMemset16(void *dst, uint16_t value, size_t count, void *stream) {
+  Driver *d = driver();
+  if (d)
+    check(d->cuMemsetD16Async(asDevice(dst), value, count, asStream(stream)), "cuMemsetD16Async");
+}
+
+extern "C" void cotangent_mgpuSetDefaultDevice(int32_t device) {
+  if (device != 0)
+    setError("only device 0 is supported");
+}

@@ -1,0 +1,103 @@
+/*===- CudaRuntime.h - the CUDA runtime's C API -------------------*- C -*-===//
+//
+// What code compiled by --jx-to-nvvm (and its host) calls on an NVIDIA GPU.
+// The CUDA driver (libcuda.so.1) and cuBLAS are loaded with dlopen on first
+// use, so programs linking this runtime start on machines without a GPU;
+// there every entry fails cleanly: cotangent_cuda_init() returns nonzero and
+// cotangent_cuda_last_error() says "no CUDA device: ...".
+//
+// Memory: every buffer of compiled code is managed memory (valid on host and
+// device) allocated through cotangent_cuda_alloc, which counts live and peak
+// bytes. Offloaded residuals live in pinned host memory and move with
+// asynchronous copies on a dedicated stream.
+//
+// The mgpu* entry points have the shape of MLIR's GPU runtime wrappers (what
+// gpu-to-llvm and the gpu.binary translation call); the JIT binds
+// `mgpuX` to `cotangent_mgpuX`.
+//
+//===----------------------------------------------------------------------===*/
+
+#ifndef COTANGENT_RUNTIME_CUDA_CUDARUNTIME_H
+#define COTANGENT_RUNTIME_CUDA_CUDARUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Device and errors. */
+/** Loads the driver, picks device 0 and makes its primary context current.
+ *  Returns 0 on success; otherwise see cotangent_cuda_last_error(). */
+int cotangent_cuda_init(void);
+/** The last error of any entry ("" when none); cleared by
+ *  cotangent_cuda_clear_error(). */
+const char *cotangent_cuda_last_error(void);
+void cotangent_cuda_clear_error(void);
+/** Devices visible to the driver (0 when the driver is missing). */
+int cotangent_cuda_device_count(void);
+/** The compute capability of the current device as 10 * major + minor, or -1. */
+int cotangent_cuda_compute_capability(void);
+/** Waits for all work on the device. */
+int cotangent_cuda_synchronize(void);
+
+/* Counted device allocations (managed memory). */
+void *cotangent_cuda_alloc(uint64_t bytes);
+void cotangent_cuda_free(void *ptr);
+/** The requested size of a block from cotangent_cuda_alloc, or -1. */
+int64_t cotangent_cuda_block_size(void *ptr);
+int64_t cotangent_cuda_live_bytes(void);
+int64_t cotangent_cuda_peak_bytes(void);
+/** Starts a new peak measurement at the current live bytes. */
+void cotangent_cuda_reset_peak(void);
+
+/* Offload to pinned host memory. */
+void *cotangent_cuda_host_alloc(uint64_t bytes);
+void cotangent_cuda_host_free(void *ptr);
+/** Pinned host bytes currently allocated. */
+int64_t cotangent_cuda_host_bytes(void);
+/** Asynchronous copy on the offload stream (any direction: unified addressing). */
+int cotangent_cuda_copy_async(void *dst, const void *src, uint64_t bytes);
+/** Waits for the offload stream. */
+int cotangent_cuda_offload_wait(void);
+
+/* cuBLAS: C[b] = A[b] * B[b] for rank-3 strided memref descriptors (the
+ * C interface of jx-matmul-to-blas's calls). */
+struct CotangentCudaMemRef3;
+void cotangent_cuda_batch_matmul_f32(struct CotangentCudaMemRef3 *a,
+                                     struct CotangentCudaMemRef3 *b,
+                                     struct CotangentCudaMemRef3 *c);
+void cotangent_cuda_batch_matmul_f64(struct CotangentCudaMemRef3 *a,
+                                     struct CotangentCudaMemRef3 *b,
+                                     struct CotangentCudaMemRef3 *c);
+
+/* The MLIR GPU runtime wrappers' API, over the driver. */
+void *cotangent_mgpuModuleLoad(void *data, size_t size);
+void *cotangent_mgpuModuleLoadJIT(void *data, int optLevel);
+void cotangent_mgpuModuleUnload(void *module);
+void *cotangent_mgpuModuleGetFunction(void *module, const char *name);
+void cotangent_mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
+                                intptr_t blockX, intptr_t blockY, intptr_t blockZ,
+                                int32_t smem, void *stream, void **params, void **extra,
+                                size_t paramsCount);
+void *cotangent_mgpuStreamCreate(void);
+void cotangent_mgpuStreamDestroy(void *stream);
+void cotangent_mgpuStreamSynchronize(void *stream);
+void cotangent_mgpuStreamWaitEvent(void *stream, void *event);
+void *cotangent_mgpuEventCreate(void);
+void cotangent_mgpuEventDestroy(void *event);
+void cotangent_mgpuEventSynchronize(void *event);
+void cotangent_mgpuEventRecord(void *event, void *stream);
+void *cotangent_mgpuMemAlloc(uint64_t bytes, void *stream, int8_t hostShared);
+void cotangent_mgpuMemFree(void *ptr, void *stream);
+void cotangent_mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream);
+void cotangent_mgpuMemset32(void *dst, uint32_t value, size_t count, void *stream);
+void cotangent_mgpuMemset16(void *dst, uint16_t value, size_t count, void *stream);
+void cotangent_mgpuSetDefaultDevice(int32_t device);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* COTANGENT_RUNTIME_CUDA_CUDARUNTIME_H */

@@ -1,0 +1,174 @@
+//===- GpuTest.cpp - the CUDA runtime against the CPU path ----------------===//
+//
+// Two groups, run as two ctest tests:
+//  - without a device: every example's host code (jx-to-nvvm, then the JIT)
+//    compiles, and the runtime's entry points fail cleanly;
+//  - [device]: every example runs on the GPU and its results and peak device
+//    bytes match the CPU runtime's; the offloaded residual comes back intact.
+//    With `--device-tests` and no GPU the executable exits 77, which ctest
+//    reports as SKIPPED.
+//
+//===----------------------------------------------------------------------===//
+
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include "dialects/jx/JxOps.h"
+#include "passes/Passes.h"
+#include "runtime/cpu/CpuRuntime.h"
+#include "runtime/cuda/CudaModule.h"
+#include "runtime/cuda/CudaRuntime.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+using namespace mlir;
+using ::cotangent::interp::Tensor;
+
+namespace {
+
+const char *kInputs[] = {"seed-g-f", "mlp-relu", "mlp-offload", "scan-rnn", "cond"};
+const char *kFunctions[] = {"f", "mlp", "mlp", "rnn", "cond"};
+
+OwningOpRef<ModuleOp> load(MLIRContext &ctx, const std::string &name, bool vjp) {
+  ctx.getOrLoadDialect<jx::JxDialect>();
+  ctx.getOrLoadDialect<func::FuncDialect>();
+  auto module = parseSourceFile<ModuleOp>(COTANGENT_GPU_INPUTS "/" + name + ".mlir", &ctx);
+  REQUIRE(module);
+  if (vjp) {
+    PassManager pm(&ctx);
+    pm.addPass(mlir::cotangent::createJxVjpPass());
+    pm.addPass(mlir::cotangent::createJxRematPass());
+    REQUIRE(succeeded(pm.run(*module)));
+  }
+  return module;
+}
+
+std::vector<Tensor> randomArgs(func::FuncOp fn) {
+  std::mt19937_64 rng(7);
+  std::vector<Tensor> args;
+  for (Type t : fn.getArgumentTypes()) {
+    auto type = cast<RankedTensorType>(t);
+    std::vector<double> values(type.getNumElements());
+    for (double &v : values)
+      v = std::uniform_real_distribution<double>(-1.0, 1.0)(rng);
+    args.push_back(Tensor::fromDoubles(type, values));
+  }
+  return args;
+}
+
+void requireClose(const Tensor &a, const Tensor &b) {
+  REQUIRE(a.getType() == b.getType());
+  for (int64_t i = 0; i < a.getNumElements(); ++i)
+    REQUIRE(std::fabs(a.getDouble(i) - b.getDouble(i)) <= 1e-4 * (1 + std::fabs(b.getDouble(i))));
+}
+
+} // namespace
+
+TEST_CASE("host code of every example JIT-compiles without a device", "[host]") {
+  for (const char *name : kInputs)
+    for (bool vjp : {false, true}) {
+      INFO(name << (vjp ? " (vjp)" : ""));
+      MLIRContext ctx;
+      auto module = load(ctx, name, vjp);
+      REQUIRE(succeeded(::cotangent::cuda::compileHostCode(*module, "sm_90")));
+    }
+}
+
+TEST_CASE("without a device every entry fails cleanly", "[host]") {
+  if (cotangent_cuda_init() == 0)
+    return; // a GPU is present: nothing to check here
+  REQUIRE(std::strstr(cotangent_cuda_last_error(), "no CUDA device") != nullptr);
+  REQUIRE(cotangent_cuda_device_count() == 0);
+  REQUIRE(cotangent_cuda_alloc(64) == nullptr);
+  REQUIRE(cotangent_cuda_host_alloc(64) == nullptr);
+  REQUIRE(cotangent_cuda_live_bytes() == 0);
+  REQUIRE(cotangent_mgpuStreamCreate() == nullptr);
+  cotangent_mgpuLaunchKernel(nullptr, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr, 0);
+  MLIRContext ctx;
+  auto module = load(ctx, "mlp-relu", false);
+  ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
+  REQUIRE(failed(::cotangent::cuda::CudaModule::compile(*module)));
+}
+
+TEST_CASE("every example matches the CPU path on the GPU", "[device]") {
+  for (auto [name, fnName] : llvm::zip(kInputs, kFunctions)) {
+    INFO(name);
+    MLIRContext ctx;
+    auto module = load(ctx, name, false);
+    auto args = randomArgs(module->lookupSymbol<func::FuncOp>(fnName));
+    auto cpu = ::cotangent::cpu::CpuModule::compile(*module);
+    REQUIRE(succeeded(cpu));
+    auto gpu = ::cotangent::cuda::CudaModule::compile(*module);
+    REQUIRE(succeeded(gpu));
+    auto expected = (*cpu)->call(fnName, args);
+    auto actual = (*gpu)->call(fnName, args);
+    REQUIRE(succeeded(expected));
+    REQUIRE(succeeded(actual));
+    REQUIRE(actual->results.size() == expected->results.size());
+    for (auto [a, e] : llvm::zip(actual->results, expected->results))
+      requireClose(a, e);
+    // Same bufferization and deallocation: the same buffers are live.
+    CHECK(actual->peakBytes == expected->stats.peakBytes);
+    CHECK(actual->liveBytes == expected->stats.liveBytes);
+  }
+}
+
+TEST_CASE("the VJPs match the CPU path, offloaded residuals included", "[device]") {
+  for (auto [name, fnName] : llvm::zip(kInputs, kFunctions)) {
+    INFO(name);
+    MLIRContext ctx;
+    auto module = load(ctx, name, true);
+    auto primal = module->lookupSymbol<func::FuncOp>(fnName);
+    auto args = randomArgs(primal);
+    std::vector<Tensor> cotangents;
+    for (Type t : primal.getResultTypes()) {
+      auto type = cast<RankedTensorType>(t);
+      cotangents.push_back(
+          Tensor::fromDoubles(type, std::vector<double>(type.getNumElements(), 1.0)));
+    }
+    auto cpu = ::cotangent::cpu::CpuModule::compile(*module);
+    auto gpu = ::cotangent::cuda::CudaModule::compile(*module);
+    REQUIRE(succeeded(cpu));
+    REQUIRE(succeeded(gpu));
+    auto expected = (*cpu)->runSplit(fnName, args, cotangents);
+    auto actual = (*gpu)->runSplit(fnName, args, cotangents);
+    REQUIRE(succeeded(expected));
+    REQUIRE(succeeded(actual));
+    for (auto [a, e] : llvm::zip(actual->gradients, expected->gradients))
+      requireClose(a, e);
+    if (std::string(name) == "mlp-offload") {
+      // The pre-activation f32[8,32] waits in pinned host memory.
+      CHECK(actual->offloadedBytes == 8 * 32 * 4);
+      CHECK(actual->residualBytes == expected->residualBytes - 8 * 32 * 4);
+    } else {
+      CHECK(actual->offloadedBytes == 0);
+      CHECK(actual->residualBytes == expected->residualBytes);
+    }
+    CHECK(cotangent_cuda_host_bytes() == 0);
+  }
+}
+
+int main(int argc, char **argv) {
+  std::vector<char *> args(argv, argv + argc);
+  bool device = false;
+  for (auto it = args.begin(); it != args.end(); ++it)
+    if (std::strcmp(*it, "--device-tests") == 0) {
+      device = true;
+      args.erase(it);
+      break;
+    }
+  if (device && cotangent_cuda_init() != 0) {
+    std::printf("SKIPPED: %s\n", cotangent_cuda_last_error());
+    return 77;
+  }
+  std::string tag = device ? "[device]" : "[host]";
+  if (args.size() == 1)
+    args.push_back(tag.data());
+  return Catch::Session().run(static_cast<int>(args.size()), args.data());
+}
