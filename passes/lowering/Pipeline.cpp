@@ -4,8 +4,10 @@
 //
 //   inline                       @f_vjp etc. call @f_fwd / @f_bwd: one body each
 //   jx-to-linalg                 every jx op to linalg / tensor / arith / math / scf
-//   canonicalize, linalg-fuse-elementwise-ops
-//                                elementwise chains become one linalg.generic
+//   linalg-fuse-elementwise-ops  elementwise chains become one linalg.generic
+//                                (no canonicalize: it folds the reshapes around
+//                                transposes into rank-3/4 transposes whose loops
+//                                run an order of magnitude slower)
 //   one-shot-bufferize           tensors to buffers, across function boundaries
 //   jx-lower-optimization-barriers, jx-matmul-to-blas
 //                                the barriers' calls to inline asm; f32/f64
@@ -36,7 +38,6 @@ using namespace mlir;
 void cotangent::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createInlinerPass());
   pm.addPass(createJxToLinalgPass());
-  pm.addPass(createCanonicalizerPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
