@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "bench/MlpProgram.h"
+#include "bench/SvgPlot.h"
 #include "dialects/jx/JxOps.h"
 #include "passes/Passes.h"
 #include "runtime/cpu/CpuRuntime.h"
@@ -35,6 +36,9 @@ using namespace mlir;
 using ::cotangent::interp::Tensor;
 
 namespace {
+
+using ::cotangent::bench::PlotPoint;
+using ::cotangent::bench::writeScatterSvg;
 
 std::vector<Tensor> randomArgs(func::FuncOp fn, unsigned seed) {
   std::mt19937 rng(seed);
@@ -110,7 +114,10 @@ int benchMlp(MLIRContext &ctx) {
   };
   std::printf("MLP grad step: %d layers x %d, batch %d, f32 (fwd, residuals held, bwd; best of 3)\n",
               layers, width, batch);
-  std::printf("  %-34s %10s %14s %14s\n", "policy", "time ms", "residual MB", "peak MB");
+  std::printf("  %-34s %10s %14s %14s %10s %10s\n", "policy", "time ms", "residual MB", "peak MB",
+              "time x", "peak x");
+  std::vector<PlotPoint> points;
+  double baseTime = 0, basePeak = 0; // the first row, run in this process
   for (const Policy &p : policies) {
     auto module = parseSourceString<ModuleOp>(
         ::cotangent::bench::mlpProgram(layers, width, batch, p.text), &ctx);
@@ -137,9 +144,22 @@ int benchMlp(MLIRContext &ctx) {
       residual = split->residualBytes;
       peak = split->peakBytes;
     }
-    std::printf("  %-34s %10.1f %14.2f %14.2f\n", p.label, best * 1e3, residual / 1048576.0,
-                peak / 1048576.0);
+    if (points.empty()) {
+      baseTime = best;
+      basePeak = static_cast<double>(peak);
+    }
+    std::printf("  %-34s %10.1f %14.2f %14.2f %10.2f %10.2f\n", p.label, best * 1e3,
+                residual / 1048576.0, peak / 1048576.0, best / baseTime, peak / basePeak);
+    points.push_back({p.label, best * 1e3, peak / 1048576.0});
   }
+  std::printf("  (time x, peak x: ratios to the no-checkpoint row of this run)\n");
+  const std::string svg = "mlp-policies.svg";
+  if (!writeScatterSvg(svg, "MLP grad step: peak memory against time, per policy (measured)",
+                       "time per step (ms)", "peak bytes (MB)", points)) {
+    std::fprintf(stderr, "cotangent-bench: cannot write %s\n", svg.c_str());
+    return 1;
+  }
+  std::printf("  plot written to %s\n", svg.c_str());
   return 0;
 }
 

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Autodiff.h"
+#include "bench/SvgPlot.h"
 #include "runtime/cpu/CpuRuntime.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -30,6 +31,8 @@ static cl::opt<unsigned> blockSize("block", cl::desc("layers per checkpointed bl
                                    cl::init(4));
 static cl::opt<unsigned> width("width", cl::desc("MLP width"), cl::init(256));
 static cl::opt<unsigned> batch("batch", cl::desc("MLP batch size"), cl::init(512));
+static cl::opt<std::string> svgPath("svg", cl::desc("write the policy plot (peak bytes against time) here"),
+                                    cl::init("cotangent-demo-policies.svg"));
 static cl::opt<unsigned> repeats("repeats", cl::desc("timed runs per policy (best is shown)"),
                                  cl::init(2));
 
@@ -143,6 +146,7 @@ int mlpTable() {
   std::printf("%-34s %9s %13s %13s %13s %9s %10s\n", "policy", "residuals", "report bytes",
               "measured", "peak bytes", "time ms", "max |dg|");
   std::vector<interp::Tensor> reference;
+  std::vector<bench::PlotPoint> points;
   for (const PolicyRow &row : rows) {
     TraceOptions opts{.name = "loss", .arg_names = {"ws", "bs", "x"}, .context = &ctx};
     Split split(trace(opts, mlpLoss(row.policy, blockSize), wSpecs, bSpecs, f32({B, D})));
@@ -179,10 +183,19 @@ int mlpTable() {
                 residuals.size(), static_cast<long long>(reportBytes),
                 static_cast<long long>(result.residualBytes),
                 static_cast<long long>(result.peakBytes), best * 1e3, maxDiff);
+    points.push_back({row.name, best * 1e3, result.peakBytes / 1048576.0});
     if (reportBytes != result.residualBytes) {
       std::cerr << "error: measured residual bytes differ from the report\n";
       return 1;
     }
+  }
+  if (!svgPath.empty()) {
+    if (!bench::writeScatterSvg(svgPath, "MLP grad step: peak memory against time, per policy",
+                                "time per step (ms)", "peak bytes (MB)", points)) {
+      std::cerr << "error: cannot write " << svgPath << "\n";
+      return 1;
+    }
+    std::cout << "\nplot: " << svgPath << "\n";
   }
   std::cout << "\nresiduals / report bytes: the saved-residuals report (weights included, as\n"
                "arguments the backward reads); measured: bytes the runtime held between\n"
