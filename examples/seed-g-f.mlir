@@ -1,7 +1,8 @@
 // The seed tutorial's example: g(W, x) = sin(W @ x), f = g . g . g with
 // W1[5,4], W2[6,5], W3[7,6], x[4], the middle layer under jax.checkpoint.
-func.func @f(%W1: tensor<5x4xf32>, %W2: tensor<6x5xf32>, %W3: tensor<7x6xf32>,
-             %x: tensor<4xf32>) -> tensor<7xf32> {
+func.func @f(%W1: tensor<5x4xf32> {jx.arg_name = "W1"}, %W2: tensor<6x5xf32> {jx.arg_name = "W2"},
+             %W3: tensor<7x6xf32> {jx.arg_name = "W3"}, %x: tensor<4xf32> {jx.arg_name = "x"})
+    -> tensor<7xf32> {
   %0 = jx.dot_general %W1, %x, contracting_dims = [1] x [0], batch_dims = [] x []
          : tensor<5x4xf32>, tensor<4xf32> -> tensor<5xf32>
   %1 = jx.sin %0 : tensor<5xf32>
