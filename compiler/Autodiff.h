@@ -101,6 +101,9 @@ public:
     return {value, out};
   }
 
+  const F &function() const { return fn_; }
+  SplitOptions options() const { return options_; }
+
 private:
   F fn_;
   SplitOptions options_;
@@ -115,6 +118,7 @@ public:
   std::vector<interp::Tensor> operator()(const Ts &...args) const {
     return inner_(args...).second;
   }
+  const ValueAndGrad<F> &value_and_grad() const { return inner_; }
 
 private:
   ValueAndGrad<F> inner_;
