@@ -42,7 +42,7 @@ void RegionTrace::precapture(Value outer) {
 std::unique_ptr<Frame> RegionTrace::end(const std::vector<Tensor> &results) {
   SmallVector<Value> values = useAll(results, opName_, loc_);
   // Not verified here: a yield only verifies once its region has a parent op.
-  jx::YieldOp::create(state_.builder(), state_.location(loc_), values);
+  jx::YieldOp::create(state_.builder(), state_.frameLocation(loc_), values);
   depth_ = 0;
   return state_.popFrame();
 }

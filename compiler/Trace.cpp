@@ -110,7 +110,7 @@ Traced TraceSession::finish(const std::vector<std::pair<std::string, Tensor>> &r
     values.push_back(use(t, "return", I.loc));
   I.func.setFunctionType(
       FunctionType::get(I.ctx, I.entry->getArgumentTypes(), ValueRange(values).getTypes()));
-  emit<func::ReturnOp>("return", I.loc, values);
+  func::ReturnOp::create(I.state->builder(), I.state->frameLocation(I.loc), values);
   for (auto [i, name] : llvm::enumerate(I.argNames))
     I.func.setArgAttr(i, "jx.arg_name", StringAttr::get(I.ctx, name));
   for (auto [i, r] : llvm::enumerate(results))

@@ -39,7 +39,39 @@ TraceState::~TraceState() {
     frames_.pop_back();
 }
 
+/// The bare name of a named C++ function from std::source_location's
+/// function_name() ("Tensor {anonymous}::g(Tensor, Tensor)" -> "g"); empty
+/// for lambdas and operators, which have no name a user would recognize.
+static std::string_view namedFunction(std::string_view pretty) {
+  if (pretty.find("<lambda") != std::string_view::npos ||
+      pretty.find("operator") != std::string_view::npos)
+    return {};
+  std::string_view head = pretty.substr(0, pretty.find('('));
+  if (!head.empty() && head.back() == '>') { // a template's arguments: g<int>
+    int depth = 0;
+    size_t i = head.size();
+    while (i-- > 0) {
+      depth += head[i] == '>' ? 1 : head[i] == '<' ? -1 : 0;
+      if (depth == 0)
+        break;
+    }
+    head = head.substr(0, i);
+  }
+  size_t start = head.find_last_of(": *&");
+  return start == std::string_view::npos ? head : head.substr(start + 1);
+}
+
 mlir::Location TraceState::location(const SrcLoc &loc) {
+  // Like JAX's source info: the function the op was written in, when it has
+  // a name; else the traced function (or checkpoint/scan body) it belongs to.
+  std::string_view name = namedFunction(loc.function_name());
+  if (name.empty() || name == "main")
+    return frameLocation(loc);
+  auto fileLoc = mlir::FileLineColLoc::get(ctx_, loc.file_name(), loc.line(), loc.column());
+  return mlir::NameLoc::get(mlir::StringAttr::get(ctx_, name), fileLoc);
+}
+
+mlir::Location TraceState::frameLocation(const SrcLoc &loc) {
   auto fileLoc = mlir::FileLineColLoc::get(ctx_, loc.file_name(), loc.line(), loc.column());
   std::string_view name = frames_.empty() ? rootName_ : top().fnName;
   return mlir::NameLoc::get(mlir::StringAttr::get(ctx_, name), fileLoc);

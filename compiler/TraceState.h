@@ -59,6 +59,9 @@ public:
 
   /// `loc("fn"("file":line:col))` for the innermost frame's function name.
   mlir::Location location(const SrcLoc &loc);
+  /// `loc` under the current traced function's (or body's) name: for what
+  /// the tracer itself adds to a body, such as its terminator.
+  mlir::Location frameLocation(const SrcLoc &loc);
 
   /// Pushes a frame whose ops go into `block` (owned by `region` if given).
   Frame &pushFrame(mlir::Block *block, std::unique_ptr<mlir::Region> region,

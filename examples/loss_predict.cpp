@@ -118,10 +118,10 @@ int main() {
 // CHECK-NEXT: f32[4,4] from the argument params[1]
 // CHECK-NEXT: f32[4,4] from the argument params[2]
 // CHECK-NEXT: f32[4] from the argument x
-// CHECK-NEXT: f32[4] output of sin from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] output of cos from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] output of sin from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] output of cos from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
+// CHECK-NEXT: f32[4] output of sin from {{.*}}loss_predict.cpp:{{[0-9]+}} (layer)
+// CHECK-NEXT: f32[4] output of cos from {{.*}}loss_predict.cpp:{{[0-9]+}} (layer)
+// CHECK-NEXT: f32[4] output of sin from {{.*}}loss_predict.cpp:{{[0-9]+}} (layer)
+// CHECK-NEXT: f32[4] output of cos from {{.*}}loss_predict.cpp:{{[0-9]+}} (layer)
 // CHECK-NEXT: f32[4] output of mul from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
 // CHECK-NEXT: total: 9 residuals, 288 bytes
 // CHECK-LABEL: == loss under dots_with_no_batch_dims_saveable ==
@@ -130,31 +130,31 @@ int main() {
 // CHECK-NEXT: f32[4,4] from the argument params[2]
 // CHECK-NEXT: f32[4] from the argument x
 // CHECK-NEXT: f32[4] from the argument y
-// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
+// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (layer)
+// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (layer)
+// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (predict)
 // CHECK-NEXT: total: 8 residuals, 272 bytes
 // CHECK-LABEL: == loss with named layer outputs, no checkpoint ==
 // CHECK-NEXT: f32[4,4] from the argument params[0]
 // CHECK-NEXT: f32[4,4] from the argument params[1]
 // CHECK-NEXT: f32[4,4] from the argument params[2]
 // CHECK-NEXT: f32[4] from the argument x
-// CHECK-NEXT: f32[4] output of cos from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] named 'layer0_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] output of cos from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] named 'layer1_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] output of mul from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
+// CHECK-NEXT: f32[4] output of cos from {{.*}}loss_predict.cpp:{{[0-9]+}} (layer)
+// CHECK-NEXT: f32[4] named 'layer0_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (predict)
+// CHECK-NEXT: f32[4] output of cos from {{.*}}loss_predict.cpp:{{[0-9]+}} (layer)
+// CHECK-NEXT: f32[4] named 'layer1_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (predict)
+// CHECK-NEXT: f32[4] output of mul from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss_named)
 // CHECK-NEXT: total: 9 residuals, 288 bytes
 // CHECK-LABEL: == loss with named layer outputs under everything_saveable ==
 // CHECK-NEXT: f32[4,4] from the argument params[0]
 // CHECK-NEXT: f32[4,4] from the argument params[1]
 // CHECK-NEXT: f32[4,4] from the argument params[2]
 // CHECK-NEXT: f32[4] from the argument x
-// CHECK-NEXT: f32[4] output of cos from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] named 'layer0_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] output of cos from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] named 'layer1_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] output of mul from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
+// CHECK-NEXT: f32[4] output of cos from {{.*}}loss_predict.cpp:{{[0-9]+}} (layer)
+// CHECK-NEXT: f32[4] named 'layer0_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (predict)
+// CHECK-NEXT: f32[4] output of cos from {{.*}}loss_predict.cpp:{{[0-9]+}} (layer)
+// CHECK-NEXT: f32[4] named 'layer1_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (predict)
+// CHECK-NEXT: f32[4] output of mul from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss_named)
 // CHECK-NEXT: total: 9 residuals, 288 bytes
 // CHECK-LABEL: == loss with named layer outputs under nothing_saveable ==
 // CHECK-NEXT: f32[4,4] from the argument params[0]
@@ -169,9 +169,9 @@ int main() {
 // CHECK-NEXT: f32[4,4] from the argument params[2]
 // CHECK-NEXT: f32[4] from the argument x
 // CHECK-NEXT: f32[4] from the argument y
-// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
+// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (layer)
+// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (layer)
+// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (predict)
 // CHECK-NEXT: total: 8 residuals, 272 bytes
 // CHECK-LABEL: == loss with named layer outputs under save_only_these_names('layer0_output') ==
 // CHECK-NEXT: f32[4,4] from the argument params[0]
@@ -179,7 +179,7 @@ int main() {
 // CHECK-NEXT: f32[4,4] from the argument params[2]
 // CHECK-NEXT: f32[4] from the argument x
 // CHECK-NEXT: f32[4] from the argument y
-// CHECK-NEXT: f32[4] named 'layer0_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
+// CHECK-NEXT: f32[4] named 'layer0_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (predict)
 // CHECK-NEXT: total: 6 residuals, 240 bytes
 // CHECK-LABEL: == loss with named layer outputs under save_any_names_but_these('layer1_output') ==
 // CHECK-NEXT: f32[4,4] from the argument params[0]
@@ -187,18 +187,18 @@ int main() {
 // CHECK-NEXT: f32[4,4] from the argument params[2]
 // CHECK-NEXT: f32[4] from the argument x
 // CHECK-NEXT: f32[4] from the argument y
-// CHECK-NEXT: f32[4] named 'layer0_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
+// CHECK-NEXT: f32[4] named 'layer0_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (predict)
 // CHECK-NEXT: total: 6 residuals, 240 bytes
 // CHECK-LABEL: == loss with named layer outputs under save_anything_except_these_names('layer1_output') ==
 // CHECK-NEXT: f32[4,4] from the argument params[0]
 // CHECK-NEXT: f32[4,4] from the argument params[1]
 // CHECK-NEXT: f32[4,4] from the argument params[2]
 // CHECK-NEXT: f32[4] from the argument x
-// CHECK-NEXT: f32[4] output of cos from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] named 'layer0_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] output of sin from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] output of cos from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] output of mul from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
+// CHECK-NEXT: f32[4] output of cos from {{.*}}loss_predict.cpp:{{[0-9]+}} (layer)
+// CHECK-NEXT: f32[4] named 'layer0_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (predict)
+// CHECK-NEXT: f32[4] output of sin from {{.*}}loss_predict.cpp:{{[0-9]+}} (layer)
+// CHECK-NEXT: f32[4] output of cos from {{.*}}loss_predict.cpp:{{[0-9]+}} (layer)
+// CHECK-NEXT: f32[4] output of mul from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss_named)
 // CHECK-NEXT: total: 9 residuals, 288 bytes
 // CHECK-LABEL: == loss with named layer outputs under save_and_offload_only_these_names(['layer0_output'], ['layer1_output'], 'device', 'pinned_host') ==
 // CHECK-NEXT: f32[4,4] from the argument params[0]
@@ -206,8 +206,8 @@ int main() {
 // CHECK-NEXT: f32[4,4] from the argument params[2]
 // CHECK-NEXT: f32[4] from the argument x
 // CHECK-NEXT: f32[4] from the argument y
-// CHECK-NEXT: f32[4] named 'layer0_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] named 'layer1_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss) [offloaded to pinned_host]
+// CHECK-NEXT: f32[4] named 'layer0_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (predict)
+// CHECK-NEXT: f32[4] named 'layer1_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (predict) [offloaded to pinned_host]
 // CHECK-NEXT: total: 7 residuals, 256 bytes (16 offloaded)
 // CHECK-LABEL: == loss with named layer outputs under offload_dot_with_no_batch_dims('device', 'pinned_host') ==
 // CHECK-NEXT: f32[4,4] from the argument params[0]
@@ -215,9 +215,9 @@ int main() {
 // CHECK-NEXT: f32[4,4] from the argument params[2]
 // CHECK-NEXT: f32[4] from the argument x
 // CHECK-NEXT: f32[4] from the argument y
-// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss) [offloaded to pinned_host]
-// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss) [offloaded to pinned_host]
-// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss) [offloaded to pinned_host]
+// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (layer) [offloaded to pinned_host]
+// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (layer) [offloaded to pinned_host]
+// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (predict) [offloaded to pinned_host]
 // CHECK-NEXT: total: 8 residuals, 272 bytes (48 offloaded)
 // CHECK-LABEL: == loss with named layer outputs under save_from_both_policies(save_only_these_names('layer1_output'), save_and_offload_only_these_names([], ['layer0_output'], 'device', 'pinned_host')) ==
 // CHECK-NEXT: f32[4,4] from the argument params[0]
@@ -225,8 +225,8 @@ int main() {
 // CHECK-NEXT: f32[4,4] from the argument params[2]
 // CHECK-NEXT: f32[4] from the argument x
 // CHECK-NEXT: f32[4] from the argument y
-// CHECK-NEXT: f32[4] named 'layer0_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss) [offloaded to pinned_host]
-// CHECK-NEXT: f32[4] named 'layer1_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
+// CHECK-NEXT: f32[4] named 'layer0_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (predict) [offloaded to pinned_host]
+// CHECK-NEXT: f32[4] named 'layer1_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (predict)
 // CHECK-NEXT: total: 7 residuals, 256 bytes (16 offloaded)
 // CHECK-LABEL: == loss with named layer outputs under save_from_both_policies(save_only_these_names('layer0_output'), offload_dot_with_no_batch_dims('device', 'pinned_host')) ==
 // CHECK-NEXT: f32[4,4] from the argument params[0]
@@ -234,10 +234,10 @@ int main() {
 // CHECK-NEXT: f32[4,4] from the argument params[2]
 // CHECK-NEXT: f32[4] from the argument x
 // CHECK-NEXT: f32[4] from the argument y
-// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss) [offloaded to pinned_host]
-// CHECK-NEXT: f32[4] named 'layer0_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss) [offloaded to pinned_host]
-// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (loss) [offloaded to pinned_host]
+// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (layer) [offloaded to pinned_host]
+// CHECK-NEXT: f32[4] named 'layer0_output' from {{.*}}loss_predict.cpp:{{[0-9]+}} (predict)
+// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (layer) [offloaded to pinned_host]
+// CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (predict) [offloaded to pinned_host]
 // CHECK-NEXT: total: 9 residuals, 288 bytes (48 offloaded)
 // CHECK-LABEL: == JSON report, save_and_offload_only_these_names ==
 // CHECK-NEXT: {
@@ -276,14 +276,14 @@ int main() {
 // CHECK-NEXT:     {
 // CHECK-NEXT:       "bytes": 16,
 // CHECK-NEXT:       "kind": "named",
-// CHECK-NEXT:       "location": "{{.*}}loss_predict.cpp:{{[0-9]+}} (loss)",
+// CHECK-NEXT:       "location": "{{.*}}loss_predict.cpp:{{[0-9]+}} (predict)",
 // CHECK-NEXT:       "type": "f32[4]",
 // CHECK-NEXT:       "what": "layer0_output"
 // CHECK-NEXT:     },
 // CHECK-NEXT:     {
 // CHECK-NEXT:       "bytes": 16,
 // CHECK-NEXT:       "kind": "named",
-// CHECK-NEXT:       "location": "{{.*}}loss_predict.cpp:{{[0-9]+}} (loss)",
+// CHECK-NEXT:       "location": "{{.*}}loss_predict.cpp:{{[0-9]+}} (predict)",
 // CHECK-NEXT:       "memory_kind": "pinned_host",
 // CHECK-NEXT:       "type": "f32[4]",
 // CHECK-NEXT:       "what": "layer1_output"

@@ -92,8 +92,8 @@ int main() {
 // CHECK-NEXT: f32[128,512] from the argument all_params['block_params']['w1']
 // CHECK-NEXT: f32[512,128] from the argument all_params['block_params']['w2']
 // CHECK-NEXT: f32[1,128] from the argument x
-// CHECK-NEXT: f32[1,512] output of max from {{.*}}mlp_block.cpp:{{[0-9]+}} (loss)
-// CHECK-NEXT: f32[1,512] output of select_n from {{.*}}mlp_block.cpp:{{[0-9]+}} (loss)
+// CHECK-NEXT: f32[1,512] output of max from {{.*}}mlp_block.cpp:{{[0-9]+}} (compute_intensive_block)
+// CHECK-NEXT: f32[1,512] output of select_n from {{.*}}mlp_block.cpp:{{[0-9]+}} (compute_intensive_block)
 // CHECK-NEXT: total: 5 residuals, 528896 bytes
 // CHECK-LABEL: == with checkpoint ==
 // CHECK-NEXT: f32[512] from the argument all_params['block_params']['b1']
@@ -106,7 +106,7 @@ int main() {
 // CHECK-NEXT: f32[128,512] from the argument all_params['block_params']['w1']
 // CHECK-NEXT: f32[512,128] from the argument all_params['block_params']['w2']
 // CHECK-NEXT: f32[1,128] from the argument x
-// CHECK-NEXT: f32[1,512] output of dot_general from {{.*}}mlp_block.cpp:{{[0-9]+}} (loss)
+// CHECK-NEXT: f32[1,512] output of dot_general from {{.*}}mlp_block.cpp:{{[0-9]+}} (compute_intensive_block)
 // CHECK-NEXT: total: 5 residuals, 528896 bytes
 // CHECK-LABEL: == gradients ==
 // CHECK-NEXT: d w1 f32[128,512] [-0.0221{{[0-9]*}}, -0.0555{{[0-9]*}}, -0.4964{{[0-9]*}}, ...] sum -1404.2162{{[0-9]*}}

@@ -123,19 +123,19 @@ int main() {
 // CHECK-NEXT: f32[6,5] from the argument W2
 // CHECK-NEXT: f32[7,6] from the argument W3
 // CHECK-NEXT: f32[4] from the argument x
-// CHECK-NEXT: f32[5] output of sin from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
-// CHECK-NEXT: f32[5] output of cos from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
-// CHECK-NEXT: f32[6] output of sin from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
-// CHECK-NEXT: f32[6] output of cos from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
-// CHECK-NEXT: f32[7] output of cos from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
+// CHECK-NEXT: f32[5] output of sin from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (g)
+// CHECK-NEXT: f32[5] output of cos from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (g)
+// CHECK-NEXT: f32[6] output of sin from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (g)
+// CHECK-NEXT: f32[6] output of cos from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (g)
+// CHECK-NEXT: f32[7] output of cos from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (g)
 // CHECK-NEXT: total: 9 residuals, 500 bytes
 // CHECK-LABEL: == checkpoint on each g ==
 // CHECK-NEXT: f32[5,4] from the argument W1
 // CHECK-NEXT: f32[6,5] from the argument W2
 // CHECK-NEXT: f32[7,6] from the argument W3
 // CHECK-NEXT: f32[4] from the argument x
-// CHECK-NEXT: f32[5] output of sin from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
-// CHECK-NEXT: f32[6] output of sin from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
+// CHECK-NEXT: f32[5] output of sin from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (g)
+// CHECK-NEXT: f32[6] output of sin from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (g)
 // CHECK-NEXT: total: 6 residuals, 428 bytes
 // CHECK-LABEL: == checkpoint on the whole f ==
 // CHECK-NEXT: f32[5,4] from the argument W1
@@ -148,44 +148,44 @@ int main() {
 // CHECK-NEXT: f32[6,5] from the argument W2
 // CHECK-NEXT: f32[7,6] from the argument W3
 // CHECK-NEXT: f32[4] from the argument x
-// CHECK-NEXT: f32[5] output of sin from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
-// CHECK-NEXT: f32[5] output of cos from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
-// CHECK-NEXT: f32[6] output of sin from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
-// CHECK-NEXT: f32[6] output of cos from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
+// CHECK-NEXT: f32[5] output of sin from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (g)
+// CHECK-NEXT: f32[5] output of cos from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (g)
+// CHECK-NEXT: f32[6] output of sin from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (g)
+// CHECK-NEXT: f32[6] output of cos from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (g)
 // CHECK-NEXT: total: 8 residuals, 472 bytes
 // CHECK-LABEL: == f under dots_with_no_batch_dims_saveable ==
 // CHECK-NEXT: f32[5,4] from the argument W1
 // CHECK-NEXT: f32[6,5] from the argument W2
 // CHECK-NEXT: f32[7,6] from the argument W3
 // CHECK-NEXT: f32[4] from the argument x
-// CHECK-NEXT: f32[5] output of dot_general from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
-// CHECK-NEXT: f32[6] output of dot_general from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
-// CHECK-NEXT: f32[7] output of dot_general from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
+// CHECK-NEXT: f32[5] output of dot_general from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (g)
+// CHECK-NEXT: f32[6] output of dot_general from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (g)
+// CHECK-NEXT: f32[7] output of dot_general from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (g)
 // CHECK-NEXT: total: 7 residuals, 456 bytes
 // CHECK-LABEL: == names a, b, c, no checkpoint ==
 // CHECK-NEXT: f32[5,4] from the argument W1
 // CHECK-NEXT: f32[6,5] from the argument W2
 // CHECK-NEXT: f32[7,6] from the argument W3
 // CHECK-NEXT: f32[4] from the argument x
-// CHECK-NEXT: f32[5] output of cos from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
-// CHECK-NEXT: f32[5] named 'a' from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
-// CHECK-NEXT: f32[6] output of cos from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
-// CHECK-NEXT: f32[6] named 'b' from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
-// CHECK-NEXT: f32[7] output of cos from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
+// CHECK-NEXT: f32[5] output of cos from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (g)
+// CHECK-NEXT: f32[5] named 'a' from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f_named)
+// CHECK-NEXT: f32[6] output of cos from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (g)
+// CHECK-NEXT: f32[6] named 'b' from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f_named)
+// CHECK-NEXT: f32[7] output of cos from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (g)
 // CHECK-NEXT: total: 9 residuals, 500 bytes
 // CHECK-LABEL: == names a, b, c under save_only_these_names('a') ==
 // CHECK-NEXT: f32[5,4] from the argument W1
 // CHECK-NEXT: f32[6,5] from the argument W2
 // CHECK-NEXT: f32[7,6] from the argument W3
 // CHECK-NEXT: f32[4] from the argument x
-// CHECK-NEXT: f32[5] named 'a' from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
+// CHECK-NEXT: f32[5] named 'a' from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f_named)
 // CHECK-NEXT: total: 5 residuals, 404 bytes
 // CHECK-LABEL: == names a, b, c under save_only_these_names('b') ==
 // CHECK-NEXT: f32[5,4] from the argument W1
 // CHECK-NEXT: f32[6,5] from the argument W2
 // CHECK-NEXT: f32[7,6] from the argument W3
 // CHECK-NEXT: f32[4] from the argument x
-// CHECK-NEXT: f32[6] named 'b' from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f)
+// CHECK-NEXT: f32[6] named 'b' from {{.*}}seed_tutorial.cpp:{{[0-9]+}} (f_named)
 // CHECK-NEXT: total: 5 residuals, 408 bytes
 // CHECK-LABEL: == names a, b, c under save_only_these_names('c') ==
 // CHECK-NEXT: f32[5,4] from the argument W1
