@@ -54,22 +54,11 @@ std::string cotangent::defaultCudaToolkitPath() {
 }
 
 void cotangent::buildJxToNVVMPipeline(OpPassManager &pm, const JxToNVVMOptions &options) {
-  // Tensors to buffers, exactly as for the CPU.
-  pm.addPass(createInlinerPass());
-  pm.addPass(createJxToLinalgPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.bufferizeFunctionBoundaries = true;
-  bufferize.allowReturnAllocsFromLoops = true;
-  bufferize.bufferAlignment = 0;
-  bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  pm.addPass(createJxLowerOptimizationBarriersPass());
-  if (options.cublas)
-    pm.addPass(createJxMatmulToBlasPass());
-  bufferization::buildBufferDeallocationPipeline(pm);
-  pm.addPass(createConvertBufferizationToMemRefPass());
+  // Tensors to buffers, as for the CPU; canonicalized first (parallel loops
+  // map better), buffers freed where the deallocation pipeline puts them.
+  buildJxToBuffersPipeline(pm, BufferizationOptions{.canonicalize = true,
+                                                    .blas = options.cublas,
+                                                    .hoistDeallocations = false});
 
   // Parallel loops to kernels.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -102,19 +91,7 @@ void cotangent::buildJxToNVVMPipeline(OpPassManager &pm, const JxToNVVMOptions &
   pm.addPass(createGpuModuleToBinaryPass(binary));
 
   // The host side: the CPU lowering, then the launches.
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
-  memrefToLLVM.useGenericFunctions = true;
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
+  buildHostToLLVMPasses(pm);
   pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }

@@ -43,6 +43,25 @@ std::string getLowerToLLVMPipeline();
 /// builtin.module).
 void buildLowerToLLVMPipeline(OpPassManager &pm);
 
+/// What the CPU and GPU pipelines do alike, and where they differ.
+struct BufferizationOptions {
+  /// Canonicalize after jx-to-linalg (the GPU path wants it; on the CPU it
+  /// turns transposes into slow rank-3/4 loops).
+  bool canonicalize = false;
+  /// Replace batched matmuls by BLAS calls (OpenBLAS on the CPU, cuBLAS on the GPU).
+  bool blas = true;
+  /// Free each buffer right after its last use instead of at its block's end.
+  bool hoistDeallocations = true;
+};
+
+/// jx on tensors -> linalg -> fused -> buffers (one-shot bufferization,
+/// opaque optimization barriers, BLAS calls, deallocations).
+void buildJxToBuffersPipeline(OpPassManager &pm, const BufferizationOptions &options);
+
+/// The host side, from linalg on buffers to the LLVM dialect (allocations
+/// through the counting hooks), without the final reconcile-unrealized-casts.
+void buildHostToLLVMPasses(OpPassManager &pm);
+
 /// Registers the passes above and the `jx-lower-to-llvm` pipeline.
 void registerLoweringPassesAndPipeline();
 

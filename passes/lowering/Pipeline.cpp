@@ -35,9 +35,12 @@
 
 using namespace mlir;
 
-void cotangent::buildLowerToLLVMPipeline(OpPassManager &pm) {
+void cotangent::buildJxToBuffersPipeline(OpPassManager &pm,
+                                         const BufferizationOptions &options) {
   pm.addPass(createInlinerPass());
   pm.addPass(createJxToLinalgPass());
+  if (options.canonicalize)
+    pm.addPass(createCanonicalizerPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -47,10 +50,15 @@ void cotangent::buildLowerToLLVMPipeline(OpPassManager &pm) {
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createJxLowerOptimizationBarriersPass());
-  pm.addPass(createJxMatmulToBlasPass());
+  if (options.blas)
+    pm.addPass(createJxMatmulToBlasPass());
   bufferization::buildBufferDeallocationPipeline(pm);
-  pm.addNestedPass<func::FuncOp>(createJxHoistDeallocationsPass());
+  if (options.hoistDeallocations)
+    pm.addNestedPass<func::FuncOp>(createJxHoistDeallocationsPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
+}
+
+void cotangent::buildHostToLLVMPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());
@@ -64,6 +72,11 @@ void cotangent::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
+}
+
+void cotangent::buildLowerToLLVMPipeline(OpPassManager &pm) {
+  buildJxToBuffersPipeline(pm, BufferizationOptions{});
+  buildHostToLLVMPasses(pm);
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
