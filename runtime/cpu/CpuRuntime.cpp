@@ -246,25 +246,12 @@ llvm::FailureOr<std::vector<void *>> CpuModule::invoke(llvm::StringRef name,
   return results;
 }
 
-static LogicalResult checkArgs(Location loc, llvm::StringRef name,
-                               llvm::ArrayRef<RankedTensorType> expected,
-                               llvm::ArrayRef<Tensor> args, size_t first = 0) {
-  if (expected.size() != args.size() + first)
-    return emitError(loc) << "@" << name << " takes " << expected.size() << " arguments, got "
-                          << args.size() + first;
-  for (auto [i, arg] : llvm::enumerate(args))
-    if (arg.getType() != expected[first + i])
-      return emitError(loc) << "@" << name << " argument " << first + i << " must be "
-                            << expected[first + i] << ", got " << arg.getType();
-  return success();
-}
-
 llvm::FailureOr<CallResult> CpuModule::call(llvm::StringRef name, llvm::ArrayRef<Tensor> args) {
   Location loc = lowered->getLoc();
   const Signature *sig = getSignature(name);
   if (!sig)
     return emitError(loc) << "no public function @" << name << " to call", failure();
-  if (failed(checkArgs(loc, name, sig->inputs, args)))
+  if (failed(interp::checkArguments(loc, name, sig->inputs, args)))
     return failure();
   Invocation inv;
   std::vector<void *> inputs;
@@ -308,8 +295,8 @@ llvm::FailureOr<SplitResult> CpuModule::runSplit(llvm::StringRef base, llvm::Arr
                           << cotangents.size() << " cotangents were given",
            failure();
   size_t numResiduals = fwd->results.size() - numOutputs;
-  if (failed(checkArgs(loc, fwdName, fwd->inputs, args)) ||
-      failed(checkArgs(loc, bwdName, bwd->inputs, cotangents, numResiduals)))
+  if (failed(interp::checkArguments(loc, fwdName, fwd->inputs, args)) ||
+      failed(interp::checkArguments(loc, bwdName, bwd->inputs, cotangents, numResiduals)))
     return failure();
 
   SplitResult out;

@@ -266,24 +266,11 @@ LogicalResult CudaModule::invoke(StringRef name, std::vector<std::vector<int64_t
   return success();
 }
 
-static LogicalResult checkArgs(Location loc, StringRef name,
-                               llvm::ArrayRef<RankedTensorType> expected,
-                               llvm::ArrayRef<Tensor> args, size_t first = 0) {
-  if (expected.size() != args.size() + first)
-    return emitError(loc) << "@" << name << " takes " << expected.size() << " arguments, got "
-                          << args.size() + first;
-  for (auto [i, arg] : llvm::enumerate(args))
-    if (arg.getType() != expected[first + i])
-      return emitError(loc) << "@" << name << " argument " << first + i << " must be "
-                            << expected[first + i] << ", got " << arg.getType();
-  return success();
-}
-
 llvm::FailureOr<CallResult> CudaModule::call(StringRef name, llvm::ArrayRef<Tensor> args) {
   auto it = signatures.find(name);
   if (it == signatures.end())
     return emitError(loc()) << "no public function @" << name << " to call", failure();
-  if (failed(checkArgs(loc(), name, it->second.inputs, args)))
+  if (failed(interp::checkArguments(loc(), name, it->second.inputs, args)))
     return failure();
   std::vector<std::vector<int64_t>> argWords;
   std::set<void *> blocks;
@@ -324,8 +311,8 @@ llvm::FailureOr<SplitResult> CudaModule::runSplit(StringRef base, llvm::ArrayRef
   if (numOutputs > fwd.results.size())
     return emitError(loc()) << "more cotangents than @" << fwdName << " has results", failure();
   size_t numResiduals = fwd.results.size() - numOutputs;
-  if (failed(checkArgs(loc(), fwdName, fwd.inputs, args)) ||
-      failed(checkArgs(loc(), bwdName, bwd.inputs, cotangents, numResiduals)))
+  if (failed(interp::checkArguments(loc(), fwdName, fwd.inputs, args)) ||
+      failed(interp::checkArguments(loc(), bwdName, bwd.inputs, cotangents, numResiduals)))
     return failure();
 
   SplitResult out;

@@ -9,6 +9,8 @@
 
 #include "runtime/interpreter/Tensor.h"
 
+#include "mlir/IR/Diagnostics.h"
+
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -322,4 +324,17 @@ void Tensor::setInt(int64_t i, int64_t v) {
 void Tensor::copyElement(int64_t i, const Tensor &src, int64_t srcIndex) {
   int64_t width = getElementByteWidth(kind);
   std::memcpy(data() + i * width, src.data() + srcIndex * width, width);
+}
+
+llvm::LogicalResult cotangent::interp::checkArguments(mlir::Location loc, llvm::StringRef name,
+                                                      llvm::ArrayRef<mlir::RankedTensorType> expected,
+                                                      llvm::ArrayRef<Tensor> args, size_t first) {
+  if (expected.size() != args.size() + first)
+    return mlir::emitError(loc) << "@" << name << " takes " << expected.size()
+                                << " arguments, got " << args.size() + first;
+  for (auto [i, arg] : llvm::enumerate(args))
+    if (arg.getType() != expected[first + i])
+      return mlir::emitError(loc) << "@" << name << " argument " << first + i << " must be "
+                                  << expected[first + i] << ", got " << arg.getType();
+  return llvm::success();
 }

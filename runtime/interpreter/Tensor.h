@@ -17,6 +17,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/LogicalResult.h"
 
@@ -121,6 +122,13 @@ private:
   ElementKind kind;
   std::shared_ptr<Buffer> buffer;
 };
+
+/// Checks that `args` fit `expected[first...]` (count and types), emitting
+/// "@name takes N arguments, got M" / "@name argument i must be T, got U" at
+/// `loc`; the compiled runtimes check calls with it.
+llvm::LogicalResult checkArguments(mlir::Location loc, llvm::StringRef name,
+                                   llvm::ArrayRef<mlir::RankedTensorType> expected,
+                                   llvm::ArrayRef<Tensor> args, size_t first = 0);
 
 } // namespace cotangent::interp
 
