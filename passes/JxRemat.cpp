@@ -150,7 +150,8 @@ LogicalResult Rematerializer::run() {
   auto ret = cast<func::ReturnOp>(fwdBody.getTerminator());
   int64_t numPrimal = fwd->getAttrOfType<IntegerAttr>(kNumPrimalResultsAttr).getInt();
   int64_t numResiduals = bwd->getAttrOfType<IntegerAttr>(kNumResidualsAttr).getInt();
-  if (static_cast<int64_t>(ret.getNumOperands()) != numPrimal + numResiduals)
+  if (static_cast<int64_t>(ret.getNumOperands()) != numPrimal + numResiduals ||
+      static_cast<int64_t>(bwd.getNumArguments()) != numResiduals + numPrimal)
     return fwd.emitOpError("does not match its backward's residuals; was it edited after --jx-vjp?");
 
   // Decide each residual from the stacks of the ops that asked for it: saving
