@@ -11,4 +11,4 @@ cd "$root"
 echo "== cotangent-opt on the built-in IR example (examples/seed-g-f.mlir):"
 echo "   --jx-vjp --jx-remat --jx-print-saved-residuals"
 build/bin/cotangent-opt examples/seed-g-f.mlir --jx-vjp --jx-remat --jx-print-saved-residuals -o /dev/null
-exec build/bin/cotangent-demo "$@"
+exec build/bin/cotangent-demo --svg build/cotangent-demo-policies.svg "$@"
