@@ -33,6 +33,9 @@ static cl::opt<unsigned> width("width", cl::desc("MLP width"), cl::init(256));
 static cl::opt<unsigned> batch("batch", cl::desc("MLP batch size"), cl::init(512));
 static cl::opt<std::string> svgPath("svg", cl::desc("write the policy plot (peak bytes against time) here"),
                                     cl::init("cotangent-demo-policies.svg"));
+static cl::opt<std::string> dumpPath("dump-mlir",
+                                     cl::desc("write the no-checkpoint grad step's IR here"),
+                                     cl::init(""), cl::Hidden);
 static cl::opt<unsigned> repeats("repeats", cl::desc("timed runs per policy (best is shown)"),
                                  cl::init(2));
 
@@ -150,6 +153,11 @@ int mlpTable() {
   for (const PolicyRow &row : rows) {
     TraceOptions opts{.name = "loss", .arg_names = {"ws", "bs", "x"}, .context = &ctx};
     Split split(trace(opts, mlpLoss(row.policy, blockSize), wSpecs, bSpecs, f32({B, D})));
+    if (!dumpPath.empty() && !row.policy) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(dumpPath, ec);
+      split.module().print(os);
+    }
     std::vector<Residual> residuals = split.saved_residuals();
     int64_t reportBytes = 0;
     for (const Residual &r : residuals)
