@@ -20,6 +20,8 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <vector>
+
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::cotangent::registerCotangentPasses();
@@ -35,6 +37,15 @@ int main(int argc, char **argv) {
 
   llvm::cl::AddExtraVersionPrinter(
       [](llvm::raw_ostream &os) { os << "Cotangent " COTANGENT_VERSION "\n"; });
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "Cotangent optimizer driver\n", registry));
+  // Errors read as file:line:col plus the message; the op dump MLIR appends
+  // by default is for compiler developers (--mlir-print-op-on-diagnostic).
+  std::vector<char *> args(argv, argv + argc);
+  bool chosen = llvm::any_of(args, [](const char *a) {
+    return llvm::StringRef(a).contains("mlir-print-op-on-diagnostic");
+  });
+  static char quiet[] = "--mlir-print-op-on-diagnostic=false";
+  if (!chosen)
+    args.insert(args.begin() + 1, quiet);
+  return mlir::asMainReturnCode(mlir::MlirOptMain(static_cast<int>(args.size()), args.data(),
+                                                  "Cotangent optimizer driver\n", registry));
 }
