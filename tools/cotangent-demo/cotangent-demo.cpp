@@ -26,17 +26,19 @@ using namespace cotangent;
 
 namespace cl = llvm::cl;
 
-static cl::opt<unsigned> layers("layers", cl::desc("MLP layers"), cl::init(16));
-static cl::opt<unsigned> blockSize("block", cl::desc("layers per checkpointed block"),
+/// Only the tool's own flags show in --help (libLLVM registers hundreds).
+static cl::OptionCategory toolOptions("cotangent-demo options");
+static cl::opt<unsigned> layers(cl::cat(toolOptions), "layers", cl::desc("MLP layers"), cl::init(16));
+static cl::opt<unsigned> blockSize(cl::cat(toolOptions), "block", cl::desc("layers per checkpointed block"),
                                    cl::init(4));
-static cl::opt<unsigned> width("width", cl::desc("MLP width"), cl::init(256));
-static cl::opt<unsigned> batch("batch", cl::desc("MLP batch size"), cl::init(512));
-static cl::opt<std::string> svgPath("svg", cl::desc("write the policy plot (peak bytes against time) here"),
+static cl::opt<unsigned> width(cl::cat(toolOptions), "width", cl::desc("MLP width"), cl::init(256));
+static cl::opt<unsigned> batch(cl::cat(toolOptions), "batch", cl::desc("MLP batch size"), cl::init(512));
+static cl::opt<std::string> svgPath(cl::cat(toolOptions), "svg", cl::desc("write the policy plot (peak bytes against time) here"),
                                     cl::init("cotangent-demo-policies.svg"));
-static cl::opt<std::string> dumpPath("dump-mlir",
+static cl::opt<std::string> dumpPath(cl::cat(toolOptions), "dump-mlir",
                                      cl::desc("write the no-checkpoint grad step's IR here"),
                                      cl::init(""), cl::Hidden);
-static cl::opt<unsigned> repeats("repeats", cl::desc("timed runs per policy (best is shown)"),
+static cl::opt<unsigned> repeats(cl::cat(toolOptions), "repeats", cl::desc("timed runs per policy (best is shown)"),
                                  cl::init(2));
 
 namespace {
@@ -216,6 +218,7 @@ int mlpTable() {
 } // namespace
 
 int main(int argc, char **argv) {
+  cl::HideUnrelatedOptions(toolOptions);
   cl::ParseCommandLineOptions(argc, argv, "Cotangent demo: the seed example end to end\n");
   try {
     seedStory();

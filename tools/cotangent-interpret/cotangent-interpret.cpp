@@ -35,16 +35,18 @@ using namespace cotangent::interp;
 
 namespace {
 
-llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional, llvm::cl::desc("<input .mlir file>"),
+/// Only the tool's own flags show in --help (libLLVM registers hundreds).
+static llvm::cl::OptionCategory toolOptions("cotangent-interpret options");
+llvm::cl::opt<std::string> inputFilename(llvm::cl::cat(toolOptions), llvm::cl::Positional, llvm::cl::desc("<input .mlir file>"),
                                          llvm::cl::Required);
-llvm::cl::opt<std::string> fnName("fn", llvm::cl::desc("The function to run"),
+llvm::cl::opt<std::string> fnName(llvm::cl::cat(toolOptions), "fn", llvm::cl::desc("The function to run"),
                                   llvm::cl::value_desc("name"), llvm::cl::Required);
-llvm::cl::list<std::string> argLiterals(
+llvm::cl::list<std::string> argLiterals(llvm::cl::cat(toolOptions), 
     "arg", llvm::cl::desc("An argument, as a dense attribute literal (repeat, in order)"),
     llvm::cl::value_desc("literal"));
-llvm::cl::opt<uint64_t> seed("seed", llvm::cl::desc("Seed of the arguments not given"),
+llvm::cl::opt<uint64_t> seed(llvm::cl::cat(toolOptions), "seed", llvm::cl::desc("Seed of the arguments not given"),
                              llvm::cl::init(0));
-llvm::cl::opt<bool> printMemory("memory", llvm::cl::desc("Print the live and peak bytes"));
+llvm::cl::opt<bool> printMemory(llvm::cl::cat(toolOptions), "memory", llvm::cl::desc("Print the live and peak bytes"));
 
 /// A deterministic random tensor of `type` (same values on every platform:
 /// mt19937_64's output is fixed by the standard, the mapping is ours).
@@ -94,6 +96,7 @@ FailureOr<std::vector<Tensor>> makeArguments(func::FuncOp fn) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  llvm::cl::HideUnrelatedOptions(toolOptions);
   llvm::cl::ParseCommandLineOptions(argc, argv, "Cotangent reference interpreter\n");
 
   DialectRegistry registry;

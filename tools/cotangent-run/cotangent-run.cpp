@@ -40,21 +40,23 @@ using namespace mlir;
 using ::cotangent::interp::Tensor;
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"), cl::Required);
-static cl::opt<std::string> fnName("fn", cl::desc("Function to run"), cl::value_desc("name"));
-static cl::list<std::string> inputs("input", cl::desc("An argument as a .npy file (in order)"),
+/// Only the tool's own flags show in --help (libLLVM registers hundreds).
+static cl::OptionCategory toolOptions("cotangent-run options");
+static cl::opt<std::string> inputFile(cl::cat(toolOptions), cl::Positional, cl::desc("<input .mlir>"), cl::Required);
+static cl::opt<std::string> fnName(cl::cat(toolOptions), "fn", cl::desc("Function to run"), cl::value_desc("name"));
+static cl::list<std::string> inputs(cl::cat(toolOptions), "input", cl::desc("An argument as a .npy file (in order)"),
                                     cl::value_desc("file.npy"));
-static cl::opt<unsigned> seed("seed", cl::desc("Seed of the random arguments"), cl::init(0));
-static cl::opt<std::string> outputDir("output-dir", cl::desc("Write results as .npy files here"),
+static cl::opt<unsigned> seed(cl::cat(toolOptions), "seed", cl::desc("Seed of the random arguments"), cl::init(0));
+static cl::opt<std::string> outputDir(cl::cat(toolOptions), "output-dir", cl::desc("Write results as .npy files here"),
                                       cl::value_desc("dir"));
-static cl::opt<bool> split("split", cl::desc("Run NAME_fwd, hold the residuals, then NAME_bwd"));
-static cl::opt<bool> vjp("vjp", cl::desc("Run --jx-vjp --jx-remat on the module first"));
-static cl::opt<std::string> emitObject("emit-object", cl::desc("Write an object file"),
+static cl::opt<bool> split(cl::cat(toolOptions), "split", cl::desc("Run NAME_fwd, hold the residuals, then NAME_bwd"));
+static cl::opt<bool> vjp(cl::cat(toolOptions), "vjp", cl::desc("Run --jx-vjp --jx-remat on the module first"));
+static cl::opt<std::string> emitObject(cl::cat(toolOptions), "emit-object", cl::desc("Write an object file"),
                                        cl::value_desc("file.o"));
-static cl::opt<std::string> emitHeader("emit-header", cl::desc("Write a C header"),
+static cl::opt<std::string> emitHeader(cl::cat(toolOptions), "emit-header", cl::desc("Write a C header"),
                                        cl::value_desc("file.h"));
-static cl::opt<unsigned> numValues("values", cl::desc("Values printed per result"), cl::init(4));
-static cl::opt<std::string> target("target", cl::desc("Where to run: cpu or cuda (an NVIDIA GPU)"),
+static cl::opt<unsigned> numValues(cl::cat(toolOptions), "values", cl::desc("Values printed per result"), cl::init(4));
+static cl::opt<std::string> target(cl::cat(toolOptions), "target", cl::desc("Where to run: cpu or cuda (an NVIDIA GPU)"),
                                    cl::init("cpu"));
 
 static std::string typeName(RankedTensorType t) {
@@ -245,6 +247,7 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(toolOptions);
   cl::ParseCommandLineOptions(argc, argv, "Cotangent: run jx functions compiled for the CPU\n");
 
   DialectRegistry registry;
