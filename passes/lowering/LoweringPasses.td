@@ -111,4 +111,23 @@ def JxHoistDeallocationsPass : Pass<"jx-hoist-deallocations", "mlir::func::FuncO
   }];
 }
 
+def JxFuseElementwisePass : Pass<"jx-fuse-elementwise", "mlir::ModuleOp"> {
+  let summary = "Fuse elementwise linalg ops without reshaping contractions";
+  let description = [{
+    Fuses producer elementwise `linalg.generic` ops into their consumers
+    (a producer with one use), as upstream `linalg-fuse-elementwise-ops`
+    does, but without its reshape propagation: that one pushes
+    `tensor.expand_shape` through `linalg.batch_matmul`, generalizing the
+    matmul into a 5-d `linalg.generic` that no BLAS call matches, which made
+    an MLP backward ten times slower (a transposed cotangent feeding a
+    weight gradient, next to a bias-gradient reduction).
+
+    ```mlir
+    // mul then reduce_sum fuse into one generic; the batch_matmul after
+    // the transpose stays a batch_matmul.
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
 #endif // COTANGENT_PASSES_LOWERING_LOWERINGPASSES_TD

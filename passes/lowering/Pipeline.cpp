@@ -41,7 +41,7 @@ void cotangent::buildJxToBuffersPipeline(OpPassManager &pm,
   pm.addPass(createJxToLinalgPass());
   if (options.canonicalize)
     pm.addPass(createCanonicalizerPass());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createJxFuseElementwisePass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.allowReturnAllocsFromLoops = true;
