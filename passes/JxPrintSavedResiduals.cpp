@@ -50,7 +50,7 @@ struct JxPrintSavedResidualsPass
         return signalPassFailure();
       StringRef name = fwd.getSymName();
       name.consume_back("_fwd");
-      if (format == "json") {
+      if (format == "json" || json) {
         printResidualsJson(name, *residuals, file->os());
       } else {
         file->os() << "saved residuals of @" << name << ":\n";

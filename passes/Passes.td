@@ -92,11 +92,14 @@ def JxPrintSavedResidualsPass : Pass<"jx-print-saved-residuals", "mlir::ModuleOp
     total: 9 residuals, 276 bytes
     ```
 
-    `format=json` prints the same as JSON for tools. The IR is unchanged.
+    `format=json` (or just `=json`) prints the same as JSON for tools. The IR
+    is unchanged.
   }];
   let options = [
     Option<"format", "format", "std::string", /*default=*/"\"text\"",
            "Output format: text or json">,
+    Option<"json", "json", "bool", /*default=*/"false",
+           "Shorthand for format=json: --jx-print-saved-residuals=json">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "Where to print (default: stdout)">
   ];

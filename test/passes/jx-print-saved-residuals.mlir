@@ -1,4 +1,5 @@
 // RUN: cotangent-opt %s --jx-vjp --jx-print-saved-residuals=format=json -o /dev/null | FileCheck %s
+// RUN: cotangent-opt %s --jx-vjp --jx-print-saved-residuals=json -o /dev/null | FileCheck %s
 // RUN: not cotangent-opt %s --jx-print-saved-residuals 2>&1 | FileCheck %s --check-prefix=NOFWD
 // RUN: not cotangent-opt %s --jx-vjp --jx-print-saved-residuals=format=xml 2>&1 | FileCheck %s --check-prefix=FORMAT
 
