@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/MemoryHooks.h"
+#include "runtime/ByteCounter.h"
 
 #include <cblas.h>
 
@@ -18,15 +19,8 @@
 
 namespace {
 
-struct Counters {
-  std::mutex mutex;
-  std::unordered_map<void *, int64_t> sizes;
-  int64_t live = 0;
-  int64_t peak = 0;
-};
-
-Counters &counters() {
-  static Counters c;
+cotangent::runtime::ByteCounter &counters() {
+  static cotangent::runtime::ByteCounter c;
   return c;
 }
 
@@ -36,49 +30,24 @@ extern "C" void *_mlir_memref_to_llvm_alloc(uint64_t bytes) {
   // 64-byte blocks for vector loads; aligned_alloc wants a multiple of 64.
   size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
   void *ptr = std::aligned_alloc(64, rounded);
-  Counters &c = counters();
-  std::lock_guard<std::mutex> lock(c.mutex);
-  c.sizes[ptr] = static_cast<int64_t>(bytes);
-  c.live += static_cast<int64_t>(bytes);
-  c.peak = std::max(c.peak, c.live);
+  counters().allocated(ptr, static_cast<int64_t>(bytes));
   return ptr;
 }
 
 extern "C" void _mlir_memref_to_llvm_free(void *ptr) {
   if (!ptr)
     return;
-  Counters &c = counters();
-  {
-    std::lock_guard<std::mutex> lock(c.mutex);
-    auto it = c.sizes.find(ptr);
-    if (it != c.sizes.end()) {
-      c.live -= it->second;
-      c.sizes.erase(it);
-    }
-  }
+  counters().freed(ptr);
   std::free(ptr);
 }
 
-int64_t cotangent::cpu::liveBytes() {
-  std::lock_guard<std::mutex> lock(counters().mutex);
-  return counters().live;
-}
+int64_t cotangent::cpu::liveBytes() { return counters().live(); }
 
-int64_t cotangent::cpu::peakBytes() {
-  std::lock_guard<std::mutex> lock(counters().mutex);
-  return counters().peak;
-}
+int64_t cotangent::cpu::peakBytes() { return counters().peak(); }
 
-void cotangent::cpu::resetPeak() {
-  std::lock_guard<std::mutex> lock(counters().mutex);
-  counters().peak = counters().live;
-}
+void cotangent::cpu::resetPeak() { counters().resetPeak(); }
 
-int64_t cotangent::cpu::blockSize(void *ptr) {
-  std::lock_guard<std::mutex> lock(counters().mutex);
-  auto it = counters().sizes.find(ptr);
-  return it == counters().sizes.end() ? -1 : it->second;
-}
+int64_t cotangent::cpu::blockSize(void *ptr) { return counters().sizeOf(ptr); }
 
 /// A rank-3 strided memref descriptor, as the C interface passes it.
 struct CotangentMemRef3 {

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cuda/CudaRuntime.h"
+#include "runtime/ByteCounter.h"
 
 #include <cublas_v2.h>
 #include <cuda.h>
@@ -55,8 +56,7 @@ struct State {
   Driver driver;
   std::string error;
   bool initTried = false;
-  std::unordered_map<void *, int64_t> sizes;
-  int64_t live = 0, peak = 0;
+  cotangent::runtime::ByteCounter device;
   std::unordered_map<void *, int64_t> hostSizes;
   int64_t hostLive = 0;
 };
@@ -215,53 +215,29 @@ extern "C" void *cotangent_cuda_alloc(uint64_t bytes) {
   if (!check(d->cuMemAllocManaged(&ptr, std::max<uint64_t>(bytes, 1), CU_MEM_ATTACH_GLOBAL),
              "cuMemAllocManaged"))
     return nullptr;
-  State &s = state();
-  std::lock_guard<std::recursive_mutex> lock(s.mutex);
   void *p = reinterpret_cast<void *>(ptr);
-  s.sizes[p] = static_cast<int64_t>(bytes);
-  s.live += static_cast<int64_t>(bytes);
-  s.peak = std::max(s.peak, s.live);
+  state().device.allocated(p, static_cast<int64_t>(bytes));
   return p;
 }
 
 extern "C" void cotangent_cuda_free(void *ptr) {
   if (!ptr)
     return;
-  State &s = state();
-  {
-    std::lock_guard<std::recursive_mutex> lock(s.mutex);
-    auto it = s.sizes.find(ptr);
-    if (it == s.sizes.end()) {
-      setError("cotangent_cuda_free: not a block of cotangent_cuda_alloc");
-      return;
-    }
-    s.live -= it->second;
-    s.sizes.erase(it);
+  if (!state().device.freed(ptr)) {
+    setError("cotangent_cuda_free: not a block of cotangent_cuda_alloc");
+    return;
   }
   if (Driver *d = driver())
     check(d->cuMemFree(asDevice(ptr)), "cuMemFree");
 }
 
-extern "C" int64_t cotangent_cuda_block_size(void *ptr) {
-  std::lock_guard<std::recursive_mutex> lock(state().mutex);
-  auto it = state().sizes.find(ptr);
-  return it == state().sizes.end() ? -1 : it->second;
-}
+extern "C" int64_t cotangent_cuda_block_size(void *ptr) { return state().device.sizeOf(ptr); }
 
-extern "C" int64_t cotangent_cuda_live_bytes(void) {
-  std::lock_guard<std::recursive_mutex> lock(state().mutex);
-  return state().live;
-}
+extern "C" int64_t cotangent_cuda_live_bytes(void) { return state().device.live(); }
 
-extern "C" int64_t cotangent_cuda_peak_bytes(void) {
-  std::lock_guard<std::recursive_mutex> lock(state().mutex);
-  return state().peak;
-}
+extern "C" int64_t cotangent_cuda_peak_bytes(void) { return state().device.peak(); }
 
-extern "C" void cotangent_cuda_reset_peak(void) {
-  std::lock_guard<std::recursive_mutex> lock(state().mutex);
-  state().peak = state().live;
-}
+extern "C" void cotangent_cuda_reset_peak(void) { state().device.resetPeak(); }
 
 //===----------------------------------------------------------------------===//
 // Offload

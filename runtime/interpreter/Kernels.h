@@ -107,6 +107,22 @@ inline bool nextIndex(llvm::MutableArrayRef<int64_t> index, llvm::ArrayRef<int64
   return false;
 }
 
+/// Fills `result` in row-major order: the element at each result index comes
+/// from `x` at the flat offset `source(index, xStrides)` (broadcast,
+/// transpose and slice are all such gathers).
+template <typename SourceFn>
+Tensor &gather(Tensor &result, const Tensor &x, SourceFn source) {
+  if (result.getNumElements() == 0)
+    return result;
+  llvm::SmallVector<int64_t> xStrides = getStrides(x.getShape());
+  llvm::SmallVector<int64_t> index(result.getShape().size(), 0);
+  int64_t flat = 0;
+  do {
+    result.copyElement(flat++, x, source(llvm::ArrayRef<int64_t>(index), xStrides));
+  } while (nextIndex(index, result.getShape()));
+  return result;
+}
+
 /// Flat row-major offset of `index` under `strides`.
 inline int64_t flatten(llvm::ArrayRef<int64_t> index, llvm::ArrayRef<int64_t> strides) {
   int64_t flat = 0;

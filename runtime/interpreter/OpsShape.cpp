@@ -24,18 +24,12 @@ using llvm::SmallVector;
 Tensor cotangent::interp::broadcastInDimOp(const Tensor &x, ArrayRef<int64_t> resultShape,
                                            ArrayRef<int64_t> dims) {
   Tensor result(withShape(x.getType(), resultShape));
-  if (result.getNumElements() == 0)
-    return result;
-  SmallVector<int64_t> xStrides = getStrides(x.getShape());
-  SmallVector<int64_t> index(resultShape.size(), 0);
-  int64_t flat = 0;
-  do {
+  return gather(result, x, [&](ArrayRef<int64_t> index, ArrayRef<int64_t> xStrides) {
     int64_t src = 0;
     for (auto [i, d] : llvm::enumerate(dims))
       src += (x.getShape()[i] == 1 ? 0 : index[d]) * xStrides[i];
-    result.copyElement(flat++, x, src);
-  } while (nextIndex(index, resultShape));
-  return result;
+    return src;
+  });
 }
 
 Tensor cotangent::interp::reshapeOp(const Tensor &x, ArrayRef<int64_t> resultShape) {
@@ -47,18 +41,12 @@ Tensor cotangent::interp::transposeOp(const Tensor &x, ArrayRef<int64_t> perm) {
   for (int64_t p : perm)
     shape.push_back(x.getShape()[p]);
   Tensor result(withShape(x.getType(), shape));
-  if (result.getNumElements() == 0)
-    return result;
-  SmallVector<int64_t> xStrides = getStrides(x.getShape());
-  SmallVector<int64_t> index(shape.size(), 0);
-  int64_t flat = 0;
-  do {
+  return gather(result, x, [&](ArrayRef<int64_t> index, ArrayRef<int64_t> xStrides) {
     int64_t src = 0;
     for (auto [i, p] : llvm::enumerate(perm))
       src += index[i] * xStrides[p];
-    result.copyElement(flat++, x, src);
-  } while (nextIndex(index, shape));
-  return result;
+    return src;
+  });
 }
 
 Tensor cotangent::interp::squeezeOp(const Tensor &x, ArrayRef<int64_t> dims) {
@@ -106,18 +94,12 @@ Tensor cotangent::interp::sliceOp(const Tensor &x, ArrayRef<int64_t> start,
   for (auto [s, l, st] : llvm::zip_equal(start, limit, strides))
     shape.push_back(l <= s ? 0 : (l - s + st - 1) / st);
   Tensor result(withShape(x.getType(), shape));
-  if (result.getNumElements() == 0)
-    return result;
-  SmallVector<int64_t> xStrides = getStrides(x.getShape());
-  SmallVector<int64_t> index(shape.size(), 0);
-  int64_t flat = 0;
-  do {
+  return gather(result, x, [&](ArrayRef<int64_t> index, ArrayRef<int64_t> xStrides) {
     int64_t src = 0;
-    for (size_t d = 0; d < shape.size(); ++d)
+    for (size_t d = 0; d < index.size(); ++d)
       src += (start[d] + index[d] * strides[d]) * xStrides[d];
-    result.copyElement(flat++, x, src);
-  } while (nextIndex(index, shape));
-  return result;
+    return src;
+  });
 }
 
 /// `starts` clamped so that a `sizes` window stays inside `shape`.
