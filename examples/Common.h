@@ -8,7 +8,7 @@
 #ifndef COTANGENT_EXAMPLES_COMMON_H
 #define COTANGENT_EXAMPLES_COMMON_H
 
-#include "compiler/Autodiff.h"
+#include "tracer/Autodiff.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 

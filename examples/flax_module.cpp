@@ -13,7 +13,7 @@
 
 #include "Common.h"
 
-#include "compiler/Module.h"
+#include "tracer/Module.h"
 
 using namespace cotangent;
 using examples::section;

@@ -14,7 +14,7 @@
 
 #include "Common.h"
 
-#include "passes/ScanSchedule.h"
+#include "passes/remat/ScanSchedule.h"
 
 using namespace cotangent;
 using examples::section;
@@ -76,7 +76,7 @@ int main() {
   section("body under dots_with_no_batch_dims_saveable");
   std::cout << split(network(dots)).print_saved_residuals();
 
-  // Schedules from passes/ScanSchedule.h: a snapshot every 2 iterations,
+  // Schedules from passes/remat/ScanSchedule.h: a snapshot every 2 iterations,
   // about sqrt(L) chunks of sqrt(L), and log(L) levels of halving.
   std::vector<std::pair<std::string, std::vector<int64_t>>> schedules{
       {"every 2", vec(*mlir::cotangent::everyKLengths(Layers, 2))},

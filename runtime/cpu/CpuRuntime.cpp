@@ -16,7 +16,7 @@
 #include "runtime/cpu/CpuRuntime.h"
 #include "runtime/cpu/MemoryHooks.h"
 
-#include "passes/lowering/LoweringPasses.h"
+#include "conversion/llvm/LoweringPasses.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"

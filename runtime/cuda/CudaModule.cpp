@@ -21,7 +21,7 @@
 #include "runtime/cuda/CudaModule.h"
 #include "runtime/cuda/CudaRuntime.h"
 
-#include "passes/gpu/GpuPasses.h"
+#include "conversion/nvvm/GpuPasses.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

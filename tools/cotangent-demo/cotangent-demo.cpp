@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/Autodiff.h"
+#include "tracer/Autodiff.h"
 #include "bench/SvgPlot.h"
 #include "runtime/cpu/CpuRuntime.h"
 

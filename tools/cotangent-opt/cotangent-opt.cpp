@@ -8,8 +8,8 @@
 
 #include "dialects/jx/JxOps.h"
 #include "passes/Passes.h"
-#include "passes/gpu/GpuPasses.h"
-#include "passes/lowering/LoweringPasses.h"
+#include "conversion/nvvm/GpuPasses.h"
+#include "conversion/llvm/LoweringPasses.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"

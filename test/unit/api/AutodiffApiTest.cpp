@@ -1,7 +1,7 @@
 // The C++ autodiff API end to end: trace -> --jx-vjp -> --jx-remat ->
 // saved_residuals / print_fwd_bwd, and grad through the interpreter, on the
 // seed's g/f example under each checkpoint placement and policy.
-#include "compiler/Autodiff.h"
+#include "tracer/Autodiff.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // jit: traced functions and their gradients compiled for the CPU agree with
 // the interpreter (f32: relative 1e-5; dots and sums reassociate), compose
 // with grad and checkpoint, and report the memory the compiled code used.
-#include "compiler/Jit.h"
+#include "tracer/Jit.h"
 
 #include <catch2/catch.hpp>
 

@@ -3,8 +3,8 @@
 // checkpointed body or a checkpoint schedule; residual bytes follow the
 // closed forms (linear in L, one carry per chunk with a schedule), and the
 // interpreter's peak memory shrinks accordingly.
-#include "compiler/Autodiff.h"
-#include "passes/ScanSchedule.h"
+#include "tracer/Autodiff.h"
+#include "passes/remat/ScanSchedule.h"
 
 #include <catch2/catch.hpp>
 

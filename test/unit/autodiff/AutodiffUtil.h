@@ -9,7 +9,7 @@
 #ifndef COTANGENT_TEST_UNIT_AUTODIFF_AUTODIFFUTIL_H
 #define COTANGENT_TEST_UNIT_AUTODIFF_AUTODIFFUTIL_H
 
-#include "passes/Residuals.h"
+#include "passes/report/Residuals.h"
 #include "runtime/interpreter/Tensor.h"
 
 #include "mlir/IR/BuiltinOps.h"

@@ -17,7 +17,7 @@
 #include "AutodiffUtil.h"
 
 #include "passes/Passes.h"
-#include "passes/RematTags.h"
+#include "passes/remat/RematTags.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"

@@ -6,7 +6,7 @@
 
 #include "bench/MlpProgram.h"
 #include "passes/Passes.h"
-#include "passes/Residuals.h"
+#include "passes/report/Residuals.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"

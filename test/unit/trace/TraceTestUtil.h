@@ -8,8 +8,8 @@
 #ifndef COTANGENT_TEST_UNIT_TRACE_TRACETESTUTIL_H
 #define COTANGENT_TEST_UNIT_TRACE_TRACETESTUTIL_H
 
-#include "passes/JaxprPrinter.h"
-#include "compiler/Trace.h"
+#include "passes/report/JaxprPrinter.h"
+#include "tracer/Trace.h"
 
 #include "mlir/IR/BuiltinOps.h"
 

@@ -1,0 +1,65 @@
+//===- HoistDeallocations.cpp - free buffers after their last use ---------===//
+//
+// Moves each `memref.dealloc` of a buffer allocated in the same block to
+// just after the buffer's last use there, following views (any op that takes
+// the buffer, or a view of it, and returns a memref). Only earlier frees
+// change: the buffer is dead after that op, whatever path its views took.
+//
+//===----------------------------------------------------------------------===//
+
+#include "conversion/llvm/LoweringPasses.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace mlir::cotangent {
+#define GEN_PASS_DEF_JXHOISTDEALLOCATIONSPASS
+#include "conversion/llvm/LoweringPasses.h.inc"
+} // namespace mlir::cotangent
+
+using namespace mlir;
+
+namespace {
+
+class JxHoistDeallocationsPass
+    : public cotangent::impl::JxHoistDeallocationsPassBase<JxHoistDeallocationsPass> {
+public:
+  void runOnOperation() override {
+    SmallVector<memref::DeallocOp> deallocs;
+    getOperation().walk([&](memref::DeallocOp op) { deallocs.push_back(op); });
+    for (memref::DeallocOp dealloc : deallocs)
+      hoist(dealloc);
+  }
+
+private:
+  static void hoist(memref::DeallocOp dealloc) {
+    Value buffer = dealloc.getMemref();
+    auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+    Block *block = dealloc->getBlock();
+    if (!alloc || alloc->getBlock() != block)
+      return;
+    // The buffer and every memref derived from it.
+    SmallVector<Value> worklist{buffer};
+    llvm::SmallPtrSet<Value, 8> aliases{buffer};
+    Operation *last = alloc;
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        if (user == dealloc)
+          continue;
+        Operation *inBlock = block->findAncestorOpInBlock(*user);
+        if (!inBlock)
+          return; // used outside this block: leave it alone
+        if (last->isBeforeInBlock(inBlock))
+          last = inBlock;
+        for (Value r : user->getResults())
+          if (isa<BaseMemRefType>(r.getType()) && aliases.insert(r).second)
+            worklist.push_back(r);
+      }
+    }
+    if (last->hasTrait<OpTrait::IsTerminator>() || !last->isBeforeInBlock(dealloc))
+      return;
+    dealloc->moveAfter(last);
+  }
+};
+
+} // namespace

@@ -1,0 +1,70 @@
+//===- LoweringPasses.h - jx to linalg and on to LLVM -----------*- C++ -*-===//
+//
+// The passes that lower jx IR for the CPU, and the `jx-lower-to-llvm`
+// pipeline that chains them with the upstream bufferization and LLVM
+// conversions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COTANGENT_CONVERSION_LLVM_LOWERINGPASSES_H
+#define COTANGENT_CONVERSION_LLVM_LOWERINGPASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+
+namespace mlir::cotangent {
+
+#define GEN_PASS_DECL
+#include "conversion/llvm/LoweringPasses.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "conversion/llvm/LoweringPasses.h.inc"
+
+/// The prefix of the external functions jx-to-linalg calls for
+/// `jx.optimization_barrier` (`@__jx_optimization_barrier_0`, ...).
+inline constexpr llvm::StringLiteral kBarrierPrefix = "__jx_optimization_barrier_";
+
+/// The textual form of the `jx-lower-to-llvm` pipeline (on a builtin.module),
+/// for `parsePassPipeline` and the docs.
+std::string getLowerToLLVMPipeline();
+
+/// Adds the `jx-lower-to-llvm` pipeline to `pm` (a pass manager on
+/// builtin.module).
+void buildLowerToLLVMPipeline(OpPassManager &pm);
+
+/// What the CPU and GPU pipelines do alike, and where they differ.
+struct BufferizationOptions {
+  /// Canonicalize after jx-to-linalg (the GPU path wants it; on the CPU it
+  /// turns transposes into slow rank-3/4 loops).
+  bool canonicalize = false;
+  /// Replace batched matmuls by BLAS calls (OpenBLAS on the CPU, cuBLAS on the GPU).
+  bool blas = true;
+  /// Free each buffer right after its last use instead of at its block's end.
+  bool hoistDeallocations = true;
+};
+
+/// jx on tensors -> linalg -> fused -> buffers (one-shot bufferization,
+/// opaque optimization barriers, BLAS calls, deallocations).
+void buildJxToBuffersPipeline(OpPassManager &pm, const BufferizationOptions &options);
+
+/// The host side, from linalg on buffers to the LLVM dialect (allocations
+/// through the counting hooks), without the final reconcile-unrealized-casts.
+void buildHostToLLVMPasses(OpPassManager &pm);
+
+/// Registers the passes above and the `jx-lower-to-llvm` pipeline.
+void registerLoweringPassesAndPipeline();
+
+} // namespace mlir::cotangent
+
+#endif // COTANGENT_CONVERSION_LLVM_LOWERINGPASSES_H

@@ -1,0 +1,82 @@
+//===- MatmulToBlas.cpp - batched matmuls on buffers become BLAS calls ----===//
+//
+// After bufferization, every `linalg.batch_matmul` on f32 or f64 memrefs
+// (what jx-to-linalg makes of jx.dot_general) becomes a call to
+// `@cotangent_batch_matmul_f32` / `_f64`, declared with
+// `llvm.emit_c_interface` over fully dynamic strided rank-3 memrefs, so the
+// runtime receives descriptors and calls cblas_sgemm / cblas_dgemm per batch
+// with beta = 0. A zero `linalg.fill` of the output right before the matmul
+// is then redundant and erased.
+//
+//===----------------------------------------------------------------------===//
+
+#include "conversion/llvm/LoweringPasses.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::cotangent {
+#define GEN_PASS_DEF_JXMATMULTOBLASPASS
+#include "conversion/llvm/LoweringPasses.h.inc"
+} // namespace mlir::cotangent
+
+using namespace mlir;
+
+namespace {
+
+MemRefType dynamicRank3(Type elementType) {
+  int64_t d = ShapedType::kDynamic;
+  return MemRefType::get({d, d, d}, elementType,
+                         StridedLayoutAttr::get(elementType.getContext(), d, {d, d, d}));
+}
+
+class JxMatmulToBlasPass
+    : public cotangent::impl::JxMatmulToBlasPassBase<JxMatmulToBlasPass> {
+public:
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<linalg::BatchMatmulOp> matmuls;
+    module.walk([&](linalg::BatchMatmulOp op) {
+      if (op.hasPureBufferSemantics())
+        matmuls.push_back(op);
+    });
+    for (linalg::BatchMatmulOp op : matmuls) {
+      Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1], c = op.getDpsInits()[0];
+      Type elem = cast<MemRefType>(c.getType()).getElementType();
+      if ((!elem.isF32() && !elem.isF64()) ||
+          cast<MemRefType>(a.getType()).getElementType() != elem ||
+          cast<MemRefType>(b.getType()).getElementType() != elem)
+        continue;
+      if (op.getIndexingMapsArray() != linalg::BatchMatmulOp::getDefaultIndexingMaps(&getContext()))
+        continue;
+      func::FuncOp callee = getOrDeclare(module, elem);
+      OpBuilder builder(op);
+      Location loc = op.getLoc();
+      MemRefType type = dynamicRank3(elem);
+      SmallVector<Value> args;
+      for (Value v : {a, b, c})
+        args.push_back(memref::CastOp::create(builder, loc, type, v));
+      func::CallOp::create(builder, loc, callee, args);
+      if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode()))
+        if (fill.getDpsInits()[0] == c && matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+          fill.erase();
+      op.erase();
+    }
+  }
+
+private:
+  func::FuncOp getOrDeclare(ModuleOp module, Type elem) {
+    std::string name = elem.isF32() ? "cotangent_batch_matmul_f32" : "cotangent_batch_matmul_f64";
+    if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+      return fn;
+    OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+    MemRefType type = dynamicRank3(elem);
+    auto fn = func::FuncOp::create(builder, module.getLoc(), name,
+                                   builder.getFunctionType({type, type, type}, {}));
+    fn.setPrivate();
+    fn->setAttr("llvm.emit_c_interface", builder.getUnitAttr());
+    return fn;
+  }
+};
+
+} // namespace

@@ -1,0 +1,99 @@
+//===- Pipeline.cpp - the jx-lower-to-llvm pipeline -----------------------===//
+//
+// jx IR to the LLVM dialect for the CPU:
+//
+//   inline                       @f_vjp etc. call @f_fwd / @f_bwd: one body each
+//   jx-to-linalg                 every jx op to linalg / tensor / arith / math / scf
+//   linalg-fuse-elementwise-ops  elementwise chains become one linalg.generic
+//                                (no canonicalize: it folds the reshapes around
+//                                transposes into rank-3/4 transposes whose loops
+//                                run an order of magnitude slower)
+//   one-shot-bufferize           tensors to buffers, across function boundaries
+//   jx-lower-optimization-barriers, jx-matmul-to-blas
+//                                the barriers' calls to inline asm; f32/f64
+//                                batched matmuls to the runtime's BLAS
+//   buffer-deallocation-pipeline, jx-hoist-deallocations
+//                                frees every intermediate right after its last use
+//   convert-bufferization-to-memref, convert-linalg-to-loops, ... to LLVM,
+//   with finalize-memref-to-llvm{use-generic-functions=true} so that every
+//   allocation goes through _mlir_memref_to_llvm_alloc / _free (the runtime
+//   counts live and peak bytes there). Math ops become libm calls, the same
+//   functions the reference interpreter calls.
+//
+//===----------------------------------------------------------------------===//
+
+#include "conversion/llvm/LoweringPasses.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+void cotangent::buildJxToBuffersPipeline(OpPassManager &pm,
+                                         const BufferizationOptions &options) {
+  pm.addPass(createInlinerPass());
+  pm.addPass(createJxToLinalgPass());
+  if (options.canonicalize)
+    pm.addPass(createCanonicalizerPass());
+  pm.addPass(createJxFuseElementwisePass());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.allowReturnAllocsFromLoops = true;
+  // No padding for alignment: the runtime's hook aligns, and counts exact sizes.
+  bufferize.bufferAlignment = 0;
+  bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createJxLowerOptimizationBarriersPass());
+  if (options.blas)
+    pm.addPass(createJxMatmulToBlasPass());
+  bufferization::buildBufferDeallocationPipeline(pm);
+  if (options.hoistDeallocations)
+    pm.addNestedPass<func::FuncOp>(createJxHoistDeallocationsPass());
+  pm.addPass(createConvertBufferizationToMemRefPass());
+}
+
+void cotangent::buildHostToLLVMPasses(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+}
+
+void cotangent::buildLowerToLLVMPipeline(OpPassManager &pm) {
+  buildJxToBuffersPipeline(pm, BufferizationOptions{});
+  buildHostToLLVMPasses(pm);
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+std::string cotangent::getLowerToLLVMPipeline() {
+  OpPassManager pm(ModuleOp::getOperationName());
+  buildLowerToLLVMPipeline(pm);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  pm.printAsTextualPipeline(os);
+  return text;
+}
+
+void cotangent::registerLoweringPassesAndPipeline() {
+  registerCotangentLoweringPasses();
+  PassPipelineRegistration<>(
+      "jx-lower-to-llvm",
+      "Lower jx IR to the LLVM dialect for the CPU (linalg, bufferization with "
+      "deallocation, BLAS calls for f32/f64 dot_general, counted allocations)",
+      [](OpPassManager &pm) { buildLowerToLLVMPipeline(pm); });
+}

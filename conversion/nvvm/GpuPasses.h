@@ -1,0 +1,66 @@
+//===- GpuPasses.h - jx to NVVM for the GPU ---------------------*- C++ -*-===//
+//
+// The pass that shapes parallel loops into thread blocks, and the
+// `jx-to-nvvm` pipeline: jx IR to host LLVM dialect that launches NVVM
+// kernels (embedded as PTX, cubin or fatbin) through the MLIR GPU runtime
+// wrappers' C API (`mgpuModuleLoad`, `mgpuLaunchKernel`, ...), which
+// runtime/cuda implements.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COTANGENT_CONVERSION_NVVM_GPUPASSES_H
+#define COTANGENT_CONVERSION_NVVM_GPUPASSES_H
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace mlir::cotangent {
+
+#define GEN_PASS_DECL
+#include "conversion/nvvm/GpuPasses.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "conversion/nvvm/GpuPasses.h.inc"
+
+/// $CUDA_HOME when set, else /usr/local/cuda.
+std::string defaultCudaToolkitPath();
+
+/// The options of the `jx-to-nvvm` pipeline.
+struct JxToNVVMOptions : public PassPipelineOptions<JxToNVVMOptions> {
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("Target SM architecture"),
+                           llvm::cl::init("sm_90")};
+  Option<std::string> features{*this, "features", llvm::cl::desc("PTX ISA version feature"),
+                               llvm::cl::init("+ptx80")};
+  Option<unsigned> optLevel{*this, "O", llvm::cl::desc("NVPTX optimization level"),
+                            llvm::cl::init(3)};
+  Option<std::string> toolkit{*this, "toolkit",
+                              llvm::cl::desc("CUDA toolkit (libdevice, ptxas)"),
+                              llvm::cl::init(defaultCudaToolkitPath())};
+  Option<std::string> format{*this, "format",
+                             llvm::cl::desc("Kernel format embedded in the host code: "
+                                            "isa (PTX), bin (cubin) or fatbin"),
+                             llvm::cl::init("bin")};
+  Option<bool> cublas{*this, "cublas",
+                      llvm::cl::desc("f32/f64 dot_general through cuBLAS (in the runtime)"),
+                      llvm::cl::init(true)};
+  Option<int64_t> threadsPerBlock{*this, "threads-per-block",
+                                  llvm::cl::desc("Threads per block of each kernel"),
+                                  llvm::cl::init(256)};
+};
+
+/// Adds the `jx-to-nvvm` pipeline to `pm` (a pass manager on builtin.module).
+void buildJxToNVVMPipeline(OpPassManager &pm, const JxToNVVMOptions &options);
+
+/// Registers the pass above and the `jx-to-nvvm` pipeline.
+void registerGpuPassesAndPipeline();
+
+} // namespace mlir::cotangent
+
+#endif // COTANGENT_CONVERSION_NVVM_GPUPASSES_H

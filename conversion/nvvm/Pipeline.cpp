@@ -1,0 +1,109 @@
+//===- Pipeline.cpp - the jx-to-nvvm pipeline -----------------------------===//
+//
+// jx IR to host LLVM dialect that runs its loops as NVVM kernels:
+//
+//   inline, jx-to-linalg, canonicalize, linalg-fuse-elementwise-ops
+//                          as for the CPU: a chain of elementwise ops is one
+//                          linalg.generic, hence one kernel
+//   one-shot-bufferize, jx-lower-optimization-barriers,
+//   jx-matmul-to-blas      f32/f64 batched matmuls become calls that the
+//                          CUDA runtime binds to cuBLAS (cublas=false keeps
+//                          them as loops, hence kernels)
+//   buffer-deallocation-pipeline, convert-bufferization-to-memref
+//   convert-linalg-to-parallel-loops, jx-gpu-tile-parallel-loops,
+//   gpu-map-parallel-loops, convert-parallel-loops-to-gpu,
+//   gpu-kernel-outlining   every outermost parallel loop is one gpu.launch,
+//                          outlined into its own gpu.module
+//   nvvm-attach-target, gpu.module(convert-gpu-to-nvvm),
+//   gpu-module-to-binary   kernels to PTX (libdevice from the toolkit for
+//                          math), then to cubin/fatbin with ptxas
+//   host: the CPU lowering (allocations through the counted
+//   _mlir_memref_to_llvm_alloc / _free hooks, which the CUDA runtime binds
+//   to its device allocator), then gpu-to-llvm: launches become calls to
+//   mgpuModuleGetFunction / mgpuLaunchKernel / mgpuStream*, and the
+//   embedded binaries are loaded by global constructors (mgpuModuleLoad).
+//
+// Host code still reads some buffers itself (a jx.cond predicate, a scan's
+// loop-carried scalars, reductions over all dimensions, copies), so the
+// runtime allocates managed memory: the same pointer is valid on host and
+// device, and every launch is synchronous.
+//
+//===----------------------------------------------------------------------===//
+
+#include "conversion/nvvm/GpuPasses.h"
+#include "conversion/llvm/LoweringPasses.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+
+std::string cotangent::defaultCudaToolkitPath() {
+  if (const char *home = std::getenv("CUDA_HOME"); home && *home)
+    return home;
+  return "/usr/local/cuda";
+}
+
+void cotangent::buildJxToNVVMPipeline(OpPassManager &pm, const JxToNVVMOptions &options) {
+  // Tensors to buffers, as for the CPU; canonicalized first (parallel loops
+  // map better), buffers freed where the deallocation pipeline puts them.
+  buildJxToBuffersPipeline(pm, BufferizationOptions{.canonicalize = true,
+                                                    .blas = options.cublas,
+                                                    .hoistDeallocations = false});
+
+  // Parallel loops to kernels.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  JxGpuTileParallelLoopsPassOptions tiling;
+  tiling.threadsPerBlock = options.threadsPerBlock;
+  pm.addNestedPass<func::FuncOp>(createJxGpuTileParallelLoopsPass(tiling));
+  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createCanonicalizerPass());
+
+  // Kernels to NVVM, then to PTX / cubin.
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath = options.toolkit;
+  binary.compilationTarget = options.format;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+
+  // The host side: the CPU lowering, then the launches.
+  buildHostToLLVMPasses(pm);
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void cotangent::registerGpuPassesAndPipeline() {
+  registerCotangentGpuPasses();
+  PassPipelineRegistration<JxToNVVMOptions>(
+      "jx-to-nvvm",
+      "Lower jx IR for NVIDIA GPUs: fused elementwise kernels as NVVM compiled to "
+      "PTX/cubin, host code calling the GPU runtime wrappers' API, dot_general "
+      "through cuBLAS, allocations through the counted hooks",
+      [](OpPassManager &pm, const JxToNVVMOptions &options) {
+        buildJxToNVVMPipeline(pm, options);
+      });
+}

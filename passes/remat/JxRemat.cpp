@@ -1,0 +1,286 @@
+//===- JxRemat.cpp - policy-driven rematerialization ----------------------===//
+//
+// JxRematPass rewrites each @f_fwd/@f_bwd pair made by --jx-vjp. For every
+// residual, the policies of the remat regions that contain both the value
+// and the op that asked for it decide (intersected, innermost to outermost):
+// save, offload (save, tagged with a memory kind), or recompute. Recomputed
+// residuals are rebuilt in @f_bwd before their first use by cloning their
+// producers, recursively, down to values that may be saved (region inputs,
+// values the policies allow, arguments), which become residuals in turn.
+// Residuals are then re-sorted (arguments first, then forward order) and
+// dead forward code is dropped.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "passes/remat/RematTags.h"
+#include "passes/remat/Remat.h"
+#include "passes/report/Residuals.h"
+#include "passes/autodiff/VjpComposition.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::cotangent {
+#define GEN_PASS_DEF_JXREMATPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::cotangent
+
+using namespace mlir;
+using namespace mlir::cotangent;
+using namespace mlir::jx;
+using Decision = PolicyAttr::Decision;
+
+namespace {
+
+/// The memory kind an offloading policy moves `op`'s value to ("" if none).
+StringRef offloadDestination(PolicyAttr policy, Operation *op) {
+  if (policy.getKind() == PolicyKind::save_from_both_policies) {
+    for (PolicyAttr sub : policy.getOperands())
+      if (StringRef dst = offloadDestination(sub, op); !dst.empty())
+        return dst;
+    return "";
+  }
+  return policy.decide(op) == Decision::Offload ? policy.getOffloadDst().getValue() : "";
+}
+
+struct Verdict {
+  Decision decision = Decision::Save;
+  StringRef memoryKind;
+};
+
+/// Intersects the policies of the regions in `consumerStack` that also contain `v`.
+Verdict decide(Value v, ArrayRef<int64_t> consumerStack) {
+  Operation *producer = v.getDefiningOp();
+  if (!producer)
+    return {};
+  auto ids = producer->getAttrOfType<DenseI64ArrayAttr>(kRematRegionsAttr);
+  auto policies = producer->getAttrOfType<ArrayAttr>(kRematPoliciesAttr);
+  if (!ids || !policies)
+    return {};
+  Verdict verdict;
+  for (auto [id, policyAttr] : llvm::zip(ids.asArrayRef(), policies)) {
+    if (!llvm::is_contained(consumerStack, id))
+      continue;
+    auto policy = cast<PolicyAttr>(policyAttr);
+    Decision d = policy.decide(producer);
+    if (d == Decision::Recompute)
+      return {Decision::Recompute, ""};
+    if (d == Decision::Offload) {
+      verdict.decision = Decision::Offload;
+      if (verdict.memoryKind.empty())
+        verdict.memoryKind = offloadDestination(policy, producer);
+    }
+  }
+  return verdict;
+}
+
+ArrayRef<int64_t> regionStack(Operation *op) {
+  if (auto ids = op->getAttrOfType<DenseI64ArrayAttr>(kRematRegionsAttr))
+    return ids.asArrayRef();
+  return {};
+}
+
+class Rematerializer {
+public:
+  Rematerializer(func::FuncOp fwd, func::FuncOp bwd) : fwd(fwd), bwd(bwd) {}
+  LogicalResult run();
+
+private:
+  Value rebuild(Value v, OpBuilder &b);
+  Value saved(Value v, StringRef memoryKind, bool barrier, OpBuilder &b);
+  void finish();
+
+  func::FuncOp fwd, bwd;
+  /// Forward value -> its residual argument in @f_bwd (kept and new ones).
+  llvm::MapVector<Value, BlockArgument> residuals;
+  llvm::DenseMap<Value, StringRef> memoryKinds;
+  llvm::DenseMap<Value, Value> rebuilt, barriers;
+};
+
+Value Rematerializer::saved(Value v, StringRef memoryKind, bool barrier, OpBuilder &b) {
+  auto it = residuals.find(v);
+  if (it == residuals.end()) {
+    Block &body = bwd.getBody().front();
+    it = residuals.insert({v, body.addArgument(v.getType(), v.getLoc())}).first;
+    if (!memoryKind.empty())
+      memoryKinds[v] = memoryKind;
+  }
+  if (!barrier)
+    return it->second;
+  Value &guarded = barriers[v];
+  if (!guarded)
+    guarded = OptimizationBarrierOp::create(b, v.getLoc(), ValueRange{it->second}).getResult(0);
+  return guarded;
+}
+
+Value Rematerializer::rebuild(Value v, OpBuilder &b) {
+  if (Value done = rebuilt.lookup(v))
+    return done;
+  Operation *producer = v.getDefiningOp();
+  bool guard = false;
+  if (auto preventCse = producer->getAttrOfType<BoolAttr>(kRematPreventCseAttr))
+    guard = preventCse.getValue();
+  IRMapping map;
+  for (Value operand : producer->getOperands()) {
+    Value mapped;
+    if (isArgumentFree(operand)) {
+      mapped = rebuild(operand, b);
+    } else if (isa<BlockArgument>(operand)) {
+      mapped = saved(operand, "", guard, b);
+    } else {
+      Verdict verdict = decide(operand, regionStack(producer));
+      mapped = verdict.decision == Decision::Recompute
+                   ? rebuild(operand, b)
+                   : saved(operand, verdict.memoryKind, guard, b);
+    }
+    map.map(operand, mapped);
+  }
+  Operation *clone = b.clone(*producer, map);
+  for (StringRef tag : {kRematPoliciesAttr, kRematRegionsAttr, kRematPreventCseAttr})
+    clone->removeAttr(tag);
+  for (auto [from, to] : llvm::zip(producer->getResults(), clone->getResults()))
+    rebuilt[from] = to;
+  return rebuilt[v];
+}
+
+LogicalResult Rematerializer::run() {
+  Block &fwdBody = fwd.getBody().front(), &bwdBody = bwd.getBody().front();
+  auto ret = cast<func::ReturnOp>(fwdBody.getTerminator());
+  int64_t numPrimal = fwd->getAttrOfType<IntegerAttr>(kNumPrimalResultsAttr).getInt();
+  int64_t numResiduals = bwd->getAttrOfType<IntegerAttr>(kNumResidualsAttr).getInt();
+  if (static_cast<int64_t>(ret.getNumOperands()) != numPrimal + numResiduals ||
+      static_cast<int64_t>(bwd.getNumArguments()) != numResiduals + numPrimal)
+    return fwd.emitOpError("does not match its backward's residuals; was it edited after --jx-vjp?");
+
+  // Decide each residual from the stacks of the ops that asked for it: saving
+  // it for one of them serves all, so the most permissive verdict wins.
+  SmallVector<std::pair<Value, BlockArgument>> recompute;
+  for (int64_t i = 0; i < numResiduals; ++i) {
+    Value v = ret.getOperand(numPrimal + i);
+    BlockArgument arg = bwdBody.getArgument(i);
+    Verdict best{Decision::Recompute, ""};
+    auto stacks = bwd.getArgAttrOfType<ArrayAttr>(i, kRequestedByAttr);
+    if (!stacks || stacks.empty() || isa<BlockArgument>(v))
+      best = {};
+    for (Attribute stack : stacks ? stacks.getValue() : ArrayRef<Attribute>()) {
+      Verdict verdict = decide(v, cast<DenseI64ArrayAttr>(stack).asArrayRef());
+      if (verdict.decision == Decision::Save || best.decision == Decision::Recompute)
+        best = verdict.decision == Decision::Recompute ? best : verdict;
+    }
+    if (best.decision == Decision::Recompute) {
+      recompute.push_back({v, arg});
+      continue;
+    }
+    residuals.insert({v, arg});
+    if (best.decision == Decision::Offload)
+      memoryKinds[v] = best.memoryKind;
+  }
+
+  // Rebuild in order of first use, so that what one rebuild leaves behind
+  // dominates the later ones that reuse it.
+  auto firstUse = [&](BlockArgument arg) -> Operation * {
+    Operation *first = nullptr;
+    for (Operation *user : arg.getUsers()) {
+      Operation *top = bwdBody.findAncestorOpInBlock(*user);
+      if (!first || top->isBeforeInBlock(first))
+        first = top;
+    }
+    return first;
+  };
+  SmallVector<std::tuple<Operation *, Value, BlockArgument>> order;
+  for (auto [v, arg] : recompute)
+    if (Operation *first = firstUse(arg))
+      order.push_back({first, v, arg});
+  llvm::stable_sort(order, [](auto &a, auto &b) {
+    return std::get<0>(a)->isBeforeInBlock(std::get<0>(b));
+  });
+  OpBuilder b(bwd.getContext());
+  for (auto [first, v, arg] : order) {
+    b.setInsertionPoint(first);
+    arg.replaceAllUsesWith(rebuild(v, b));
+  }
+  finish();
+  return success();
+}
+
+void Rematerializer::finish() {
+  Block &fwdBody = fwd.getBody().front(), &bwdBody = bwd.getBody().front();
+  MLIRContext *ctx = fwd.getContext();
+  SmallVector<Value> ordered;
+  for (auto &entry : residuals)
+    ordered.push_back(entry.first);
+  sortResiduals(ordered);
+
+  // Arguments are now [old residuals][cotangents][residuals added by
+  // rebuilds]. Put fresh ones in front, in order, then drop all the old ones.
+  int64_t numPrimal = fwd->getAttrOfType<IntegerAttr>(kNumPrimalResultsAttr).getInt();
+  int64_t numOldResiduals = bwd->getAttrOfType<IntegerAttr>(kNumResidualsAttr).getInt();
+  unsigned numFresh = ordered.size();
+  for (auto [i, v] : llvm::enumerate(ordered))
+    residuals[v].replaceAllUsesWith(bwdBody.insertArgument(i, v.getType(), v.getLoc()));
+  llvm::BitVector dead(bwdBody.getNumArguments());
+  dead.set(numFresh, numFresh + numOldResiduals);
+  dead.set(numFresh + numOldResiduals + numPrimal, bwdBody.getNumArguments());
+  bwdBody.eraseArguments(dead);
+
+  setForwardReturn(fwd, numPrimal, ordered);
+  // Argument attributes are positional: rebuild them.
+  bwd.removeArgAttrsAttr();
+  bwd.setFunctionType(FunctionType::get(ctx, bwdBody.getArgumentTypes(),
+                                        bwdBody.getTerminator()->getOperandTypes()));
+  bwd->setAttr(kNumResidualsAttr, Builder(ctx).getI64IntegerAttr(ordered.size()));
+  for (auto [i, v] : llvm::enumerate(ordered)) {
+    StringRef kind = memoryKinds.lookup(v);
+    if (kind.empty())
+      continue;
+    auto attr = StringAttr::get(ctx, kind);
+    fwd.setResultAttr(numPrimal + i, kMemoryKindAttr, attr);
+    bwd.setArgAttr(i, kMemoryKindAttr, attr);
+  }
+
+  // The forward no longer needs what only recomputed residuals used.
+  eraseDeadOps(fwdBody);
+  fwd.walk([](Operation *op) {
+    for (StringRef tag : {kRematPoliciesAttr, kRematRegionsAttr, kRematPreventCseAttr})
+      op->removeAttr(tag);
+  });
+}
+
+} // namespace
+
+LogicalResult mlir::cotangent::applyRematPolicies(func::FuncOp fwd, func::FuncOp bwd) {
+  return Rematerializer(fwd, bwd).run();
+}
+
+namespace {
+
+struct JxRematPass : cotangent::impl::JxRematPassBase<JxRematPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<std::pair<func::FuncOp, func::FuncOp>> pairs;
+    for (auto fwd : module.getOps<func::FuncOp>()) {
+      if (!fwd->hasAttr(kNumPrimalResultsAttr))
+        continue;
+      StringRef base = fwd.getSymName().drop_back(strlen("_fwd"));
+      auto bwd = module.lookupSymbol<func::FuncOp>((base + "_bwd").str());
+      if (!bwd || !bwd->hasAttr(kNumResidualsAttr)) {
+        fwd.emitOpError("has no matching backward function '") << base << "_bwd'";
+        return signalPassFailure();
+      }
+      pairs.push_back({fwd, bwd});
+    }
+    if (pairs.empty()) {
+      module.emitError("--jx-remat: no forward/backward pair in the module; run --jx-vjp first");
+      return signalPassFailure();
+    }
+    for (auto [fwd, bwd] : pairs) {
+      if (failed(applyRematPolicies(fwd, bwd)))
+        return signalPassFailure();
+      emitVjpFunctions(fwd, bwd);
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,17 @@
+//===- Remat.h - applying remat policies to a forward/backward pair -*- C++ -*-===//
+
+#ifndef COTANGENT_PASSES_REMAT_REMAT_H
+#define COTANGENT_PASSES_REMAT_REMAT_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::cotangent {
+
+/// What --jx-remat does to one @f_fwd/@f_bwd pair (see Passes.td): decides
+/// each residual by the policies of its remat regions and rebuilds the
+/// recomputed ones in `bwd`. The composing @f_vjp is not touched.
+LogicalResult applyRematPolicies(func::FuncOp fwd, func::FuncOp bwd);
+
+} // namespace mlir::cotangent
+
+#endif // COTANGENT_PASSES_REMAT_REMAT_H

@@ -1,0 +1,58 @@
+//===- JxDumpFwdBwd.cpp - forward and backward side by side ---------------===//
+
+#include "passes/report/FwdBwdDump.h"
+#include "passes/Passes.h"
+#include "passes/remat/RematTags.h"
+
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace mlir::cotangent {
+#define GEN_PASS_DEF_JXDUMPFWDBWDPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::cotangent
+
+using namespace mlir;
+using namespace mlir::cotangent;
+
+namespace {
+
+struct JxDumpFwdBwdPass : cotangent::impl::JxDumpFwdBwdPassBase<JxDumpFwdBwdPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (syntax != "mlir" && syntax != "jaxpr") {
+      module.emitError() << "--jx-dump-fwd-bwd: unknown syntax '" << syntax
+                         << "'; expected mlir or jaxpr";
+      return signalPassFailure();
+    }
+    std::string error;
+    auto file = openOutputFile(output, &error);
+    if (!file) {
+      module.emitError() << "--jx-dump-fwd-bwd: " << error;
+      return signalPassFailure();
+    }
+    bool found = false;
+    for (auto fwd : module.getOps<func::FuncOp>()) {
+      if (!fwd->hasAttr(kNumPrimalResultsAttr))
+        continue;
+      std::string base = fwd.getSymName().drop_back(strlen("_fwd")).str();
+      auto bwd = module.lookupSymbol<func::FuncOp>(base + "_bwd");
+      if (!bwd)
+        continue;
+      found = true;
+      file->os() << printFwdBwd(fwd, bwd, syntax == "jaxpr" ? DumpSyntax::Jaxpr : DumpSyntax::Mlir,
+                                width)
+                 << "\n";
+    }
+    if (!found) {
+      module.emitError("--jx-dump-fwd-bwd: no forward/backward pair; run --jx-vjp first");
+      return signalPassFailure();
+    }
+    file->keep();
+    markAllAnalysesPreserved();
+  }
+};
+
+} // namespace

@@ -1,0 +1,70 @@
+//===- JxPrintSavedResiduals.cpp - the saved-residuals report -------------===//
+//
+// Prints, for each forward function in the module, what it saves for its
+// backward, after whatever passes ran before: the report shows the residuals
+// that the compiled code will really hold.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "passes/remat/RematTags.h"
+#include "passes/report/Residuals.h"
+
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace mlir::cotangent {
+#define GEN_PASS_DEF_JXPRINTSAVEDRESIDUALSPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::cotangent
+
+using namespace mlir;
+using namespace mlir::cotangent;
+
+namespace {
+
+struct JxPrintSavedResidualsPass
+    : cotangent::impl::JxPrintSavedResidualsPassBase<JxPrintSavedResidualsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (format != "text" && format != "json") {
+      module.emitError() << "--jx-print-saved-residuals: unknown format '" << format
+                         << "'; expected text or json";
+      return signalPassFailure();
+    }
+    std::string error;
+    auto file = openOutputFile(output, &error);
+    if (!file) {
+      module.emitError() << "--jx-print-saved-residuals: " << error;
+      return signalPassFailure();
+    }
+    bool any = false;
+    for (auto fwd : module.getOps<func::FuncOp>()) {
+      if (!fwd->hasAttr(kNumPrimalResultsAttr))
+        continue;
+      any = true;
+      FailureOr<std::vector<Residual>> residuals = describeResiduals(fwd);
+      if (failed(residuals))
+        return signalPassFailure();
+      StringRef name = fwd.getSymName();
+      name.consume_back("_fwd");
+      if (format == "json" || json) {
+        printResidualsJson(name, *residuals, file->os());
+      } else {
+        file->os() << "saved residuals of @" << name << ":\n";
+        printResiduals(*residuals, file->os());
+      }
+    }
+    if (!any) {
+      module.emitError("--jx-print-saved-residuals: no forward function in the module; run "
+                       "--jx-vjp first");
+      return signalPassFailure();
+    }
+    file->keep();
+    markAllAnalysesPreserved();
+  }
+};
+
+} // namespace

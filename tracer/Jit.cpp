@@ -1,0 +1,60 @@
+//===- Jit.cpp - jit: compile a traced function for the CPU ---------------===//
+
+#include "tracer/Jit.h"
+#include "runtime/cpu/CpuRuntime.h"
+
+#include "mlir/IR/Diagnostics.h"
+
+namespace cotangent::detail {
+
+struct CompiledFunction::Compiled {
+  std::unique_ptr<cpu::CpuModule> module;
+};
+
+CompiledFunction::CompiledFunction(Traced traced, std::string entry)
+    : traced_(std::make_unique<Traced>(std::move(traced))), entry_(std::move(entry)) {
+  compile(traced_->module());
+}
+
+CompiledFunction::CompiledFunction(Split split, std::string entry, bool dropFirst)
+    : split_(std::make_unique<Split>(std::move(split))), entry_(std::move(entry)),
+      dropFirst_(dropFirst) {
+  compile(split_->module());
+}
+
+CompiledFunction::~CompiledFunction() = default;
+
+void CompiledFunction::compile(mlir::ModuleOp module) {
+  std::string errors;
+  mlir::ScopedDiagnosticHandler handler(module.getContext(), [&](mlir::Diagnostic &diag) {
+    errors += (errors.empty() ? "" : "\n") + diag.str();
+    return mlir::success();
+  });
+  auto compiled = cpu::CpuModule::compile(module);
+  if (mlir::failed(compiled))
+    throw TraceError("jit: compilation failed: " + errors);
+  compiled_ = std::make_unique<Compiled>(Compiled{std::move(*compiled)});
+}
+
+std::vector<interp::Tensor> CompiledFunction::call(const std::vector<interp::Tensor> &args,
+                                                   interp::MemoryStats &stats, double &seconds) {
+  auto result = compiled_->module->call(entry_, args);
+  if (mlir::failed(result))
+    throw TraceError("jit: calling @" + entry_ + " failed");
+  stats.liveBytes = result->stats.liveBytes;
+  stats.peakBytes = result->stats.peakBytes;
+  seconds = result->seconds;
+  std::vector<interp::Tensor> out = std::move(result->results);
+  if (dropFirst_)
+    out.erase(out.begin());
+  return out;
+}
+
+std::string signatureKey(const std::vector<interp::Tensor> &args) {
+  std::string key;
+  for (const interp::Tensor &t : args)
+    key += mlir::cotangent::shortTypeName(t.getType()) + ",";
+  return key;
+}
+
+} // namespace cotangent::detail

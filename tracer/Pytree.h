@@ -1,0 +1,216 @@
+//===- Pytree.h - structured arguments and results ---------------*- C++ -*-===//
+//
+// JAX flattens pytrees of arrays into lists of leaves; so does the tracer.
+// A tree is a leaf (`Tensor`, or `Spec` for a function's abstract arguments),
+// `None`, or a std::vector, std::tuple, std::pair or std::map<std::string, .>
+// of trees. Every leaf has a path printed in JAX's keystr style
+// (`params['w1']`, `xs[0]`), which names function arguments and results.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COTANGENT_TRACER_PYTREE_H
+#define COTANGENT_TRACER_PYTREE_H
+
+#include "tracer/Tensor.h"
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace cotangent {
+
+/// Tree<T> describes how T is a tree; the primary template says it is not.
+template <class T>
+struct Tree {
+  static constexpr bool isTensorTree = false;
+  static constexpr bool isSpecTree = false;
+};
+
+/// A structure of Tensors (None counts, as in JAX).
+template <class T>
+concept TensorTree = Tree<std::remove_cvref_t<T>>::isTensorTree;
+/// A structure of Specs: the abstract arguments of a traced function.
+template <class T>
+concept SpecTree = Tree<std::remove_cvref_t<T>>::isSpecTree;
+
+/// A flat list of the leaves of tensor trees, with a read position.
+struct LeafCursor {
+  const std::vector<Tensor> &leaves;
+  size_t next = 0;
+  const Tensor &take() { return leaves.at(next++); }
+};
+
+template <>
+struct Tree<Tensor> {
+  static constexpr bool isTensorTree = true;
+  static constexpr bool isSpecTree = false;
+  using Traced = Tensor; // unused: keeps containers' Traced aliases well-formed
+  template <class Fn>
+  static void forEach(const Tensor &t, const std::string &path, Fn &&fn) {
+    fn(path, t);
+  }
+  static Tensor rebuild(const Tensor &, LeafCursor &c) { return c.take(); }
+};
+
+template <>
+struct Tree<Spec> {
+  static constexpr bool isTensorTree = false;
+  static constexpr bool isSpecTree = true;
+  using Traced = Tensor;
+  template <class Fn>
+  static Tensor materialize(const Spec &s, const std::string &path, Fn &&leaf) {
+    return leaf(path, s);
+  }
+};
+
+template <>
+struct Tree<None> {
+  static constexpr bool isTensorTree = true;
+  static constexpr bool isSpecTree = true;
+  using Traced = None;
+  template <class Fn>
+  static void forEach(const None &, const std::string &, Fn &&) {}
+  static None rebuild(const None &, LeafCursor &) { return {}; }
+  template <class Fn>
+  static None materialize(const None &, const std::string &, Fn &&) {
+    return {};
+  }
+};
+
+template <class T>
+struct Tree<std::vector<T>> {
+  static constexpr bool isTensorTree = Tree<T>::isTensorTree;
+  static constexpr bool isSpecTree = Tree<T>::isSpecTree;
+  template <class Fn>
+  static void forEach(const std::vector<T> &v, const std::string &path, Fn &&fn) {
+    for (size_t i = 0; i < v.size(); ++i)
+      Tree<T>::forEach(v[i], path + "[" + std::to_string(i) + "]", fn);
+  }
+  static std::vector<T> rebuild(const std::vector<T> &like, LeafCursor &c) {
+    std::vector<T> out;
+    for (const T &x : like)
+      out.push_back(Tree<T>::rebuild(x, c));
+    return out;
+  }
+  template <class Fn>
+  static auto materialize(const std::vector<T> &v, const std::string &path, Fn &&leaf) {
+    std::vector<typename Tree<T>::Traced> out;
+    for (size_t i = 0; i < v.size(); ++i)
+      out.push_back(Tree<T>::materialize(v[i], path + "[" + std::to_string(i) + "]", leaf));
+    return out;
+  }
+  using Traced = std::vector<typename Tree<T>::Traced>;
+};
+
+template <class T>
+struct Tree<std::map<std::string, T>> {
+  using Map = std::map<std::string, T>;
+  static constexpr bool isTensorTree = Tree<T>::isTensorTree;
+  static constexpr bool isSpecTree = Tree<T>::isSpecTree;
+  static std::string key(const std::string &path, const std::string &k) {
+    return path + "['" + k + "']";
+  }
+  template <class Fn>
+  static void forEach(const Map &m, const std::string &path, Fn &&fn) {
+    for (const auto &[k, v] : m)
+      Tree<T>::forEach(v, key(path, k), fn);
+  }
+  static Map rebuild(const Map &like, LeafCursor &c) {
+    Map out;
+    for (const auto &[k, v] : like)
+      out.emplace(k, Tree<T>::rebuild(v, c));
+    return out;
+  }
+  template <class Fn>
+  static auto materialize(const Map &m, const std::string &path, Fn &&leaf) {
+    std::map<std::string, typename Tree<T>::Traced> out;
+    for (const auto &[k, v] : m)
+      out.emplace(k, Tree<T>::materialize(v, key(path, k), leaf));
+    return out;
+  }
+  using Traced = std::map<std::string, typename Tree<T>::Traced>;
+};
+
+template <class... T>
+struct Tree<std::tuple<T...>> {
+  using Tup = std::tuple<T...>;
+  static constexpr bool isTensorTree = (Tree<T>::isTensorTree && ...);
+  static constexpr bool isSpecTree = (Tree<T>::isSpecTree && ...);
+  static std::string at(const std::string &path, size_t i) {
+    return path + "[" + std::to_string(i) + "]";
+  }
+  template <class Fn>
+  static void forEach(const Tup &t, const std::string &path, Fn &&fn) {
+    [&]<size_t... I>(std::index_sequence<I...>) {
+      (Tree<T>::forEach(std::get<I>(t), at(path, I), fn), ...);
+    }(std::index_sequence_for<T...>{});
+  }
+  static Tup rebuild(const Tup &like, LeafCursor &c) {
+    // Braced initialization evaluates left to right, keeping the leaf order.
+    return [&]<size_t... I>(std::index_sequence<I...>) {
+      return Tup{Tree<T>::rebuild(std::get<I>(like), c)...};
+    }(std::index_sequence_for<T...>{});
+  }
+  template <class Fn>
+  static auto materialize(const Tup &t, const std::string &path, Fn &&leaf) {
+    return [&]<size_t... I>(std::index_sequence<I...>) {
+      return std::tuple<typename Tree<T>::Traced...>{
+          Tree<T>::materialize(std::get<I>(t), at(path, I), leaf)...};
+    }(std::index_sequence_for<T...>{});
+  }
+  using Traced = std::tuple<typename Tree<T>::Traced...>;
+};
+
+template <class A, class B>
+struct Tree<std::pair<A, B>> {
+  using Pair = std::pair<A, B>;
+  static constexpr bool isTensorTree = Tree<A>::isTensorTree && Tree<B>::isTensorTree;
+  static constexpr bool isSpecTree = Tree<A>::isSpecTree && Tree<B>::isSpecTree;
+  template <class Fn>
+  static void forEach(const Pair &p, const std::string &path, Fn &&fn) {
+    Tree<A>::forEach(p.first, path + "[0]", fn);
+    Tree<B>::forEach(p.second, path + "[1]", fn);
+  }
+  static Pair rebuild(const Pair &like, LeafCursor &c) {
+    A a = Tree<A>::rebuild(like.first, c);
+    B b = Tree<B>::rebuild(like.second, c);
+    return {std::move(a), std::move(b)};
+  }
+  template <class Fn>
+  static auto materialize(const Pair &p, const std::string &path, Fn &&leaf) {
+    auto a = Tree<A>::materialize(p.first, path + "[0]", leaf);
+    auto b = Tree<B>::materialize(p.second, path + "[1]", leaf);
+    return Traced{std::move(a), std::move(b)};
+  }
+  using Traced = std::pair<typename Tree<A>::Traced, typename Tree<B>::Traced>;
+};
+
+/// The leaves of a tensor tree with their paths (prefixed by `root`).
+template <TensorTree T>
+std::vector<std::pair<std::string, Tensor>> flattenWithPaths(const T &tree,
+                                                             const std::string &root = "") {
+  std::vector<std::pair<std::string, Tensor>> out;
+  Tree<T>::forEach(tree, root, [&](const std::string &p, const Tensor &t) { out.emplace_back(p, t); });
+  return out;
+}
+
+/// The leaves of a tensor tree.
+template <TensorTree T>
+std::vector<Tensor> flatten(const T &tree) {
+  std::vector<Tensor> out;
+  Tree<T>::forEach(tree, "", [&](const std::string &, const Tensor &t) { out.push_back(t); });
+  return out;
+}
+
+/// A tree shaped like `like` whose leaves are `leaves`, in order.
+template <TensorTree T>
+T unflatten(const T &like, const std::vector<Tensor> &leaves) {
+  LeafCursor c{leaves};
+  return Tree<T>::rebuild(like, c);
+}
+
+} // namespace cotangent
+
+#endif // COTANGENT_TRACER_PYTREE_H
