@@ -103,7 +103,9 @@ private:
   SmallVector<Operation *> differentiated; // forward order
   llvm::DenseMap<Operation *, SmallVector<Value>> residualsOf;
   llvm::MapVector<Value, BlockArgument> residualArgs;
-  llvm::DenseMap<Value, Value> rebuilt; // constants cloned into the backward
+  llvm::DenseMap<Value, Value> rebuilt; // constants and views cloned into the backward
+  /// For each rebuilt value, the residuals it was rebuilt from.
+  llvm::DenseMap<Value, SmallVector<Value>> savedUnder;
   /// For each residual, the remat-region stacks of the ops whose rules asked for it.
   llvm::DenseMap<Value, SmallVector<Attribute>> requesters;
   Operation *requester = nullptr;
@@ -195,31 +197,62 @@ LogicalResult Differentiator::linearize(func::FuncOp fwd) {
   return success();
 }
 
+/// A view whose operand holds the same values in no more bytes: the backward
+/// rebuilds it from its operand rather than saving it (JAX saves the f32[4,1]
+/// mean, not its f32[4,8] broadcast). Transposes and slices are not: the
+/// first costs a copy to redo, the second's operand is larger.
+static bool isCheapView(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (isa_and_present<ReshapeOp, SqueezeOp, ExpandDimsOp, BroadcastInDimOp>(def))
+    return true;
+  if (auto convert = dyn_cast_if_present<ConvertElementTypeOp>(def)) {
+    auto from = dyn_cast<FloatType>(getElementTypeOrSelf(convert.getOperand().getType()));
+    auto to = dyn_cast<FloatType>(getElementTypeOrSelf(convert.getType()));
+    // Widening between floats is exact, so the narrow value is equivalent.
+    return from && to && from.getWidth() < to.getWidth();
+  }
+  return false;
+}
+
 Value Differentiator::residualInBackward(Value v, OpBuilder &b, Block &block) {
-  if (auto it = residualArgs.find(v); it != residualArgs.end())
+  if (auto it = residualArgs.find(v); it != residualArgs.end()) {
+    noteRequester(v);
     return it->second;
-  if (auto it = rebuilt.find(v); it != rebuilt.end())
+  }
+  if (auto it = rebuilt.find(v); it != rebuilt.end()) {
+    for (Value saved : savedUnder[v])
+      noteRequester(saved);
     return it->second;
-  // Constants, and views that only reshape what they view, are rebuilt in
-  // the backward: saving them would store the same bytes twice.
-  if (isArgumentFree(v) || isa_and_present<ReshapeOp, SqueezeOp, ExpandDimsOp>(v.getDefiningOp())) {
+  }
+  // Constants, and cheap views, are rebuilt in the backward from what they
+  // are computed from. The op that asked for the view asks for its operands:
+  // they are the residuals its region's policies decide on.
+  if (isArgumentFree(v) || isCheapView(v)) {
     Operation *def = v.getDefiningOp();
     IRMapping map;
-    for (Value operand : def->getOperands())
+    SmallVector<Value> under;
+    for (Value operand : def->getOperands()) {
       map.map(operand, residualInBackward(operand, b, block));
+      if (residualArgs.count(operand))
+        under.push_back(operand);
+      else
+        llvm::append_range(under, savedUnder[operand]);
+    }
     Operation *clone = b.clone(*def, map);
-    for (auto [from, to] : llvm::zip(def->getResults(), clone->getResults()))
+    stripRematTags(clone);
+    for (auto [from, to] : llvm::zip(def->getResults(), clone->getResults())) {
       rebuilt[from] = to;
+      savedUnder[from] = under;
+    }
     return rebuilt[v];
   }
   BlockArgument arg = block.addArgument(v.getType(), v.getLoc());
   residualArgs[v] = arg;
+  noteRequester(v);
   return arg;
 }
 
 void Differentiator::noteRequester(Value v) {
-  if (!residualArgs.count(v))
-    return;
   Attribute stack = requester->getAttr(kRematRegionsAttr);
   if (!stack)
     stack = DenseI64ArrayAttr::get(requester->getContext(), {});
@@ -248,11 +281,8 @@ void Differentiator::transpose(func::FuncOp fwd, func::FuncOp bwd) {
       continue;
     JxBuilder jb(b, op->getLoc());
     requester = op;
-    SmallVector<Value> residuals = llvm::map_to_vector(residualsOf[op], [&](Value v) {
-      Value mapped = residualInBackward(v, b, block);
-      noteRequester(v);
-      return mapped;
-    });
+    SmallVector<Value> residuals = llvm::map_to_vector(
+        residualsOf[op], [&](Value v) { return residualInBackward(v, b, block); });
     SmallVector<bool> mask = activeMask(op, active);
     SmallVector<Value> inCts =
         controlFlow.count(op) ? controlFlow[op]->transpose(b, residuals, outCts)

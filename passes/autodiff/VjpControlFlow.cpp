@@ -293,11 +293,14 @@ private:
   CondOp cond;
   SplitRegionFn split;
   SmallVector<ForwardBackward> branches;
-  SmallVector<unsigned> firstSlot; // per branch, its first residual slot
+  /// Per branch, the slot of each of its residuals. Branches share slots by
+  /// type: the k-th residual of type T of every branch goes to T's k-th slot.
+  SmallVector<SmallVector<unsigned>> slotOf;
   SmallVector<Type> slotTypes;
 };
 
 FailureOr<Operation *> CondVjp::linearize(OpBuilder &b, SmallVectorImpl<Value> &residuals) {
+  llvm::DenseMap<Type, SmallVector<unsigned>> slotsOfType;
   for (Region &region : cond.getBranches()) {
     func::FuncOp temp = regionToFunction(cond, region, "cond_branch");
     FailureOr<ForwardBackward> halves = split(temp);
@@ -305,9 +308,17 @@ FailureOr<Operation *> CondVjp::linearize(OpBuilder &b, SmallVectorImpl<Value> &
     if (failed(halves))
       return failure();
     branches.push_back(*halves);
-    firstSlot.push_back(slotTypes.size());
-    for (Value r : residualsOf(halves->fwd))
-      slotTypes.push_back(r.getType());
+    llvm::DenseMap<Type, unsigned> used;
+    SmallVector<unsigned> &slots = slotOf.emplace_back();
+    for (Value r : residualsOf(halves->fwd)) {
+      SmallVector<unsigned> &ofType = slotsOfType[r.getType()];
+      unsigned k = used[r.getType()]++;
+      if (k == ofType.size()) {
+        ofType.push_back(slotTypes.size());
+        slotTypes.push_back(r.getType());
+      }
+      slots.push_back(ofType[k]);
+    }
   }
   SmallVector<Type> resultTypes(cond.getResultTypes());
   resultTypes.append(slotTypes);
@@ -322,13 +333,13 @@ FailureOr<Operation *> CondVjp::linearize(OpBuilder &b, SmallVectorImpl<Value> &
     JxBuilder jb(ib, cond.getLoc());
     SmallVector<Value> outs = inlineBody(halves.fwd, ib, map);
     unsigned numPrimal = numPrimalResults(halves.fwd);
-    SmallVector<Value> own(outs.begin() + numPrimal, outs.end());
+    // Own residuals in their slots, zeros in the slots only other branches use.
+    SmallVector<Value> slots(slotTypes.size());
+    for (auto [k, slot] : llvm::enumerate(slotOf[i]))
+      slots[slot] = outs[numPrimal + k];
     outs.resize(numPrimal);
-    // Own residuals in this branch's slots, zeros in the others'.
-    for (auto [s, type] : llvm::enumerate(slotTypes)) {
-      bool mine = s >= firstSlot[i] && s < firstSlot[i] + own.size();
-      outs.push_back(mine ? own[s - firstSlot[i]] : jb.zeros(type));
-    }
+    for (auto [slot, type] : llvm::zip(slots, slotTypes))
+      outs.push_back(slot ? slot : jb.zeros(type));
     YieldOp::create(ib, cond.getLoc(), outs);
   }
   b.setInsertionPointAfter(forward);
@@ -349,10 +360,10 @@ SmallVector<Value> CondVjp::transpose(OpBuilder &b, ValueRange residuals, ArrayR
     Block *block = b.createBlock(&backward.getBranches()[i], {}, ValueRange(inputs).getTypes(),
                                  SmallVector<Location>(inputs.size(), cond.getLoc()));
     Block &bb = halves.bwd.getBody().front();
-    unsigned numOwn = residualsOf(halves.fwd).size();
+    unsigned numOwn = slotOf[i].size();
     IRMapping map;
-    for (unsigned k = 0; k < numOwn; ++k)
-      map.map(bb.getArgument(k), block->getArgument(firstSlot[i] + k));
+    for (auto [k, slot] : llvm::enumerate(slotOf[i]))
+      map.map(bb.getArgument(k), block->getArgument(slot));
     for (unsigned j = 0; j < cts.size(); ++j)
       map.map(bb.getArgument(numOwn + j), block->getArgument(slotTypes.size() + j));
     OpBuilder ib = OpBuilder::atBlockEnd(block);

@@ -12,9 +12,11 @@
 //    backward is a scan in the opposite direction whose carry holds the
 //    carry's cotangent and the consts' accumulated cotangents, and whose xs
 //    are the stacked residuals and the ys' cotangents.
-//  - cond: each branch returns its own residuals and zeros in the other
-//    branches' slots; the backward cond picks the same branch by the saved
-//    index.
+//  - cond: the branches share residual slots by type, as JAX joins them:
+//    the k-th residual of type T of any branch goes to T's k-th slot, so a
+//    cond keeps, per type, as many slots as its greediest branch needs, and
+//    a branch fills the slots it does not use with zeros. The backward cond
+//    picks the same branch by the saved index.
 //
 //===----------------------------------------------------------------------===//
 

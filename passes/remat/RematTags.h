@@ -52,6 +52,12 @@ inline void copyRematTags(Operation *from, Operation *to) {
       to->setAttr(name, attr);
 }
 
+/// Drops the remat tags of `op` (a copy made outside the forward).
+inline void stripRematTags(Operation *op) {
+  for (StringRef name : {kRematPoliciesAttr, kRematRegionsAttr, kRematPreventCseAttr})
+    op->removeAttr(name);
+}
+
 } // namespace mlir::cotangent
 
 #endif // COTANGENT_PASSES_REMAT_REMATTAGS_H
