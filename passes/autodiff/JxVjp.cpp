@@ -31,6 +31,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 namespace mlir::cotangent {
 #define GEN_PASS_DEF_JXVJPPASS
@@ -104,8 +105,6 @@ private:
   llvm::DenseMap<Operation *, SmallVector<Value>> residualsOf;
   llvm::MapVector<Value, BlockArgument> residualArgs;
   llvm::DenseMap<Value, Value> rebuilt; // constants and views cloned into the backward
-  /// For each rebuilt value, the residuals it was rebuilt from.
-  llvm::DenseMap<Value, SmallVector<Value>> savedUnder;
   /// For each residual, the remat-region stacks of the ops whose rules asked for it.
   llvm::DenseMap<Value, SmallVector<Attribute>> requesters;
   Operation *requester = nullptr;
@@ -219,31 +218,23 @@ Value Differentiator::residualInBackward(Value v, OpBuilder &b, Block &block) {
     noteRequester(v);
     return it->second;
   }
-  if (auto it = rebuilt.find(v); it != rebuilt.end()) {
-    for (Value saved : savedUnder[v])
-      noteRequester(saved);
+  // A rebuilt view asked for its operands itself, the first time.
+  if (auto it = rebuilt.find(v); it != rebuilt.end())
     return it->second;
-  }
   // Constants, and cheap views, are rebuilt in the backward from what they
-  // are computed from. The op that asked for the view asks for its operands:
-  // they are the residuals its region's policies decide on.
+  // are computed from. The view is what needs its operand: the policies of
+  // the regions around both decide about the operand (it may be saved only
+  // where the view could have been recomputed from it).
   if (isArgumentFree(v) || isCheapView(v)) {
     Operation *def = v.getDefiningOp();
+    llvm::SaveAndRestore asker(requester, def);
     IRMapping map;
-    SmallVector<Value> under;
-    for (Value operand : def->getOperands()) {
+    for (Value operand : def->getOperands())
       map.map(operand, residualInBackward(operand, b, block));
-      if (residualArgs.count(operand))
-        under.push_back(operand);
-      else
-        llvm::append_range(under, savedUnder[operand]);
-    }
     Operation *clone = b.clone(*def, map);
     stripRematTags(clone);
-    for (auto [from, to] : llvm::zip(def->getResults(), clone->getResults())) {
+    for (auto [from, to] : llvm::zip(def->getResults(), clone->getResults()))
       rebuilt[from] = to;
-      savedUnder[from] = under;
-    }
     return rebuilt[v];
   }
   BlockArgument arg = block.addArgument(v.getType(), v.getLoc());

@@ -82,7 +82,9 @@ func.func @sched(%ws: tensor<8x4x4xf32> {jx.arg_name = "ws"}, %h0: tensor<4xf32>
 
 // -----
 
-// cond: each branch saves its own residuals; the other branch's slots are zeros.
+// cond: the branches share residual slots by type, as JAX joins them: the
+// sin branch's cos(x) and the exp branch's exp(x) are both f32[4], so the
+// cond keeps one f32[4] slot (not one per branch).
 func.func @branchy(%p: tensor<i1>, %x: tensor<4xf32> {jx.arg_name = "x"}) -> tensor<4xf32> {
   %r = jx.cond %p(%x) : tensor<i1>, (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
@@ -96,12 +98,59 @@ func.func @branchy(%p: tensor<i1>, %x: tensor<4xf32> {jx.arg_name = "x"}) -> ten
   return %r : tensor<4xf32>
 }
 // CHECK-LABEL: func.func @branchy_fwd(
-// CHECK:         %[[C:.*]]:3 = jx.cond %arg0(%arg1)
+// CHECK-SAME:    -> (tensor<4xf32>, tensor<i1>, tensor<4xf32>)
+// CHECK:         %[[C:.*]]:2 = jx.cond %arg0(%arg1)
+// CHECK:           %[[SIN:.*]] = jx.sin
 // CHECK:           %[[COS:.*]] = jx.cos
-// CHECK:           jx.yield %{{.*}}, %[[COS]], %{{.*}} :
-// CHECK:         return %[[C]]#0, %arg0, %[[C]]#1, %[[C]]#2
+// CHECK:           jx.yield %[[SIN]], %[[COS]] :
+// CHECK:           %[[EXP:.*]] = jx.exp
+// CHECK:           jx.yield %[[EXP]], %[[EXP]] :
+// CHECK:         return %[[C]]#0, %arg0, %[[C]]#1
 // CHECK-LABEL: func.func @branchy_bwd(
 // CHECK:         jx.cond %arg0(
 // CHECK:           jx.mul
 // CHECK:         }, {
 // CHECK:           jx.mul
+
+// -----
+
+// Slots by type, and zeros only where a branch has fewer residuals of a type
+// than another: branch 0 saves three f32[4] (y and sin x for the product,
+// cos x for the sin), branch 1 two f32[4] (x and the sum) and one f32[2,4]
+// (exp z). The cond keeps three f32[4] slots and one f32[2,4] slot, not
+// five and one; branch 0 fills the f32[2,4] slot with zeros, branch 1 its
+// third f32[4] slot.
+func.func @slots(%p: tensor<i1>, %x: tensor<4xf32> {jx.arg_name = "x"}, %y: tensor<4xf32> {jx.arg_name = "y"},
+                 %z: tensor<2x4xf32> {jx.arg_name = "z"}) -> tensor<4xf32> {
+  %r = jx.cond %p(%x, %y, %z) : tensor<i1>, (tensor<4xf32>, tensor<4xf32>, tensor<2x4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<2x4xf32>):
+    %0 = jx.sin %a : tensor<4xf32>
+    %1 = jx.mul %0, %b : tensor<4xf32>
+    jx.yield %1 : tensor<4xf32>
+  }, {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>, %c: tensor<2x4xf32>):
+    %0 = jx.exp %c : tensor<2x4xf32>
+    %1 = jx.reduce_sum %0, axes = [0] : tensor<2x4xf32> -> tensor<4xf32>
+    %2 = jx.mul %1, %a : tensor<4xf32>
+    jx.yield %2 : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @slots_fwd(
+// CHECK-SAME:    -> (tensor<4xf32>, tensor<i1>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<2x4xf32>)
+// CHECK:         %[[C:.*]]:5 = jx.cond
+// CHECK:           %[[ZERO:.*]] = jx.constant dense<0.000000e+00> : tensor<2x4xf32>
+// CHECK:           jx.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ZERO]] :
+// CHECK:           %[[EXP:.*]] = jx.exp
+// CHECK:           %[[ZERO1:.*]] = jx.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK:           jx.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[ZERO1]], %[[EXP]] :
+// CHECK:         return %[[C]]#0, %arg0, %[[C]]#1, %[[C]]#2, %[[C]]#3, %[[C]]#4
+// CHECK-LABEL: func.func @slots_bwd(
+// CHECK:         jx.cond
+// REPORT-LABEL: saved residuals of @slots:
+// REPORT-NEXT:   bool[] from the argument arg0
+// REPORT-NEXT:   f32[4] output of cond
+// REPORT-NEXT:   f32[4] output of cond
+// REPORT-NEXT:   f32[4] output of cond
+// REPORT-NEXT:   f32[2,4] output of cond
+// REPORT-NEXT:   total: 5 residuals, 81 bytes
