@@ -133,12 +133,25 @@ void mlir::cotangent::addElementwiseVjpRules(VjpRuleTable &t) {
   });
 
   binary<MulOp>(t, [](JxBuilder &, Operation *op, unsigned i) { return op->getOperand(1 - i); });
-  binary<DivOp>(t, [](JxBuilder &b, Operation *op, unsigned i) -> Value {
-    Value y = op->getOperand(1);
-    if (i == 0)
-      return b.div(one(b, y), y);
-    return b.neg(b.div(op->getResult(0), y)); // d(x/y)/dy = -(x/y)/y
-  });
+  // z = x / y: ct_x = ct / y, ct_y = -(ct * z) / y. The residuals are the
+  // divisor and the quotient, which the forward computes anyway, instead of
+  // factors 1/y and -z/y at full size: a broadcast divisor (a softmax's sum)
+  // is then saved at its own size (JAX saves y and y**-2).
+  t[TypeID::get<DivOp>()] = VjpRule{
+      [](JxBuilder &, Operation *op, ArrayRef<bool> active) {
+        SmallVector<Value> res{op->getOperand(1)};
+        if (active[1])
+          res.push_back(op->getResult(0));
+        return res;
+      },
+      [](JxBuilder &b, Operation *, ArrayRef<bool> active, ValueRange res, ArrayRef<Value> cts) {
+        SmallVector<Value> out(2);
+        if (active[0])
+          out[0] = b.div(cts[0], res[0]);
+        if (active[1])
+          out[1] = b.neg(b.div(b.mul(cts[0], res[1]), res[0]));
+        return out;
+      }};
   binary<MaxOp>(t, [](JxBuilder &b, Operation *op, unsigned i) {
     Value x = op->getOperand(i), y = op->getOperand(1 - i);
     return chooserMask<GtOp>(b, x, y);
