@@ -77,9 +77,12 @@ def draw(title, rows, out):
     trade.set_ylabel(f"peak memory ({unit})")
     trade.set_title("peak memory against time")
     trade.grid(True, alpha=0.3)
-    # From zero, so that distances read as ratios; room above the highest point.
+    # Memory from zero, so that heights read as ratios; time around the
+    # measured range, so that policies a few percent apart do not pile up.
+    fastest = min(r.get("time_ms_min", r["time_ms"]) for r in rows)
     slowest = max(r.get("time_ms_max", r["time_ms"]) for r in rows)
-    trade.set_xlim(0, slowest * 1.15)
+    pad = max(slowest - fastest, 0.05 * slowest) * 0.15
+    trade.set_xlim(max(0.0, fastest - pad), slowest + pad)
     trade.set_ylim(0, max(r["peak_bytes"] for r in rows) / size * 1.15)
     # Below the plot: a legend inside could cover a point.
     trade.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), fontsize=9, frameon=False)
