@@ -10,13 +10,12 @@
 using namespace cotangent;
 using namespace cotangent::bench;
 
-double PolicyFigures::medianSeconds() const {
-  if (seconds.empty())
+double bench::median(std::vector<double> values) {
+  if (values.empty())
     return 0;
-  std::vector<double> sorted(seconds);
-  std::sort(sorted.begin(), sorted.end());
-  size_t mid = sorted.size() / 2;
-  return sorted.size() % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  std::sort(values.begin(), values.end());
+  size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
 llvm::FailureOr<PolicyFigures> bench::timeSplit(std::string policy, cpu::CpuModule &module,

@@ -23,6 +23,10 @@
 
 namespace cotangent::bench {
 
+/// The median (timings are skewed by the odd slow run, so the median is
+/// steadier than the mean and less flattering than the best); 0 if empty.
+double median(std::vector<double> values);
+
 struct PolicyFigures {
   std::string policy;
   std::vector<double> seconds; ///< one per timed run
@@ -30,9 +34,7 @@ struct PolicyFigures {
   int64_t peakBytes = 0;
   int64_t residuals = 0;
 
-  /// The median of `seconds` (timings are skewed by the odd slow run, so the
-  /// median is steadier than the mean and less flattering than the best).
-  double medianSeconds() const;
+  double medianSeconds() const { return median(seconds); }
 };
 
 /// Runs `<base>_fwd` then `<base>_bwd` of `module` `repeats` times (at least

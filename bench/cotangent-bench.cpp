@@ -87,10 +87,6 @@ std::vector<cpu::Tensor> randomArgs(mlir::func::FuncOp fn, unsigned seed) {
   return args;
 }
 
-double median(std::vector<double> seconds) {
-  return bench::PolicyFigures{.seconds = std::move(seconds)}.medianSeconds();
-}
-
 int benchDot(mlir::MLIRContext &ctx) {
   const int64_t n = dotSize;
   const TraceOptions opts{.name = "dot", .arg_names = {"a", "b"}, .context = &ctx};
@@ -116,7 +112,8 @@ int benchDot(mlir::MLIRContext &ctx) {
     direct.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
-  double compiledTime = median(jx), directTime = median(direct), flops = 2.0 * n * n * n;
+  double compiledTime = bench::median(jx), directTime = bench::median(direct);
+  double flops = 2.0 * n * n * n;
   std::printf("dot_general f32 %lldx%lldx%lld (median of %u)\n", static_cast<long long>(n),
               static_cast<long long>(n), static_cast<long long>(n), repeats.getValue());
   std::printf("  jx.dot_general compiled : %8.2f GFLOP/s (%.2f ms)\n",
