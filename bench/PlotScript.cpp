@@ -48,8 +48,7 @@ llvm::LogicalResult bench::drawPolicyPlot(llvm::StringRef data, llvm::StringRef 
   if (code == kMissingMatplotlib)
     return llvm::success();
   if (code != 0) {
-    llvm::errs() << "error: " << script << " failed" << (error.empty() ? "" : ": " + error)
-                 << "\n";
+    llvm::errs() << "error: " << script << " failed" << (error.empty() ? "" : ": " + error) << "\n";
     return llvm::failure();
   }
   os << "plot: " << image.str() << "\n";

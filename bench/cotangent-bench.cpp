@@ -50,9 +50,12 @@ cl::list<Benchmark> benchmarks(
                clEnumValN(Benchmark::Mlp, "mlp", "an MLP grad step under each remat policy")));
 cl::opt<unsigned> dotSize(cl::cat(benchOptions), "dot-size", cl::init(1024),
                           cl::desc("n of the n x n x n dot_general (default 1024)"));
-cl::opt<unsigned> layers(cl::cat(benchOptions), "layers", cl::init(8), cl::desc("MLP layers (default 8)"));
-cl::opt<unsigned> width(cl::cat(benchOptions), "width", cl::init(1024), cl::desc("MLP width (default 1024)"));
-cl::opt<unsigned> batch(cl::cat(benchOptions), "batch", cl::init(256), cl::desc("MLP batch size (default 256)"));
+cl::opt<unsigned> layers(cl::cat(benchOptions), "layers", cl::init(8),
+                         cl::desc("MLP layers (default 8)"));
+cl::opt<unsigned> width(cl::cat(benchOptions), "width", cl::init(1024),
+                        cl::desc("MLP width (default 1024)"));
+cl::opt<unsigned> batch(cl::cat(benchOptions), "batch", cl::init(256),
+                        cl::desc("MLP batch size (default 256)"));
 cl::opt<bool> richActivation(
     cl::cat(benchOptions), "sin-tanh", cl::init(false),
     cl::desc("layers of tanh(sin(d) * d) for d = h @ W (four saved activations per layer) "
@@ -90,7 +93,8 @@ std::vector<cpu::Tensor> randomArgs(mlir::func::FuncOp fn, unsigned seed) {
 int benchDot(mlir::MLIRContext &ctx) {
   const int64_t n = dotSize;
   const TraceOptions opts{.name = "dot", .arg_names = {"a", "b"}, .context = &ctx};
-  trace traced(opts, [](Tensor a, Tensor b) { return np::dot(a, b); }, f32({n, n}), f32({n, n}));
+  trace traced(
+      opts, [](Tensor a, Tensor b) { return np::dot(a, b); }, f32({n, n}), f32({n, n}));
   auto compiled = cpu::CpuModule::compile(traced.module());
   if (failed(compiled))
     return 1;
@@ -107,8 +111,8 @@ int benchDot(mlir::MLIRContext &ctx) {
   std::copy_n(reinterpret_cast<const float *>(args[1].data()), n * n, b.data());
   for (unsigned r = 0; r < repeats; ++r) {
     auto start = std::chrono::steady_clock::now();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
-                n, 0.0f, c.data(), n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n,
+                0.0f, c.data(), n);
     direct.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
@@ -116,8 +120,8 @@ int benchDot(mlir::MLIRContext &ctx) {
   double flops = 2.0 * n * n * n;
   std::printf("dot_general f32 %lldx%lldx%lld (median of %u)\n", static_cast<long long>(n),
               static_cast<long long>(n), static_cast<long long>(n), repeats.getValue());
-  std::printf("  jx.dot_general compiled : %8.2f GFLOP/s (%.2f ms)\n",
-              flops / compiledTime / 1e9, compiledTime * 1e3);
+  std::printf("  jx.dot_general compiled : %8.2f GFLOP/s (%.2f ms)\n", flops / compiledTime / 1e9,
+              compiledTime * 1e3);
   std::printf("  cblas_sgemm direct      : %8.2f GFLOP/s (%.2f ms)\n", flops / directTime / 1e9,
               directTime * 1e3);
   std::printf("  ratio compiled / direct : %8.3f\n\n", directTime / compiledTime);
@@ -125,8 +129,8 @@ int benchDot(mlir::MLIRContext &ctx) {
 }
 
 int benchMlp(mlir::MLIRContext &ctx) {
-  const bench::MlpConfig config{.layers = layers, .width = width, .batch = batch,
-                                .richActivation = richActivation};
+  const bench::MlpConfig config{
+      .layers = layers, .width = width, .batch = batch, .richActivation = richActivation};
   const std::vector<std::string> names = bench::mlpLayerNames(config.layers);
   struct Row {
     const char *label;
@@ -145,10 +149,9 @@ int benchMlp(mlir::MLIRContext &ctx) {
                             std::to_string(config.width) + ", batch " +
                             std::to_string(config.batch) + ", f32" +
                             (config.richActivation ? ", tanh(sin(d) * d)" : ", tanh");
-  std::printf("%s (fwd, residuals held, bwd; median of %u)\n", title.c_str(),
-              repeats.getValue());
-  std::printf("  %-34s %10s %14s %14s %10s %10s\n", "policy", "time ms", "residual MiB",
-              "peak MiB", "time x", "peak x");
+  std::printf("%s (fwd, residuals held, bwd; median of %u)\n", title.c_str(), repeats.getValue());
+  std::printf("  %-34s %10s %14s %14s %10s %10s\n", "policy", "time ms", "residual MiB", "peak MiB",
+              "time x", "peak x");
   auto scalar = mlir::RankedTensorType::get({}, mlir::Float32Type::get(&ctx));
   const std::vector<cpu::Tensor> seed{cpu::Tensor::fromDoubles(scalar, {1.0})};
   std::vector<bench::PolicyFigures> figures;
@@ -163,8 +166,8 @@ int benchMlp(mlir::MLIRContext &ctx) {
       return 1;
     figures.push_back(std::move(*measured));
     const bench::PolicyFigures &f = figures.back(), &base = figures.front();
-    std::printf("  %-34s %10.4g %14.3f %14.3f %10.2f %10.2f\n", row.label,
-                f.medianSeconds() * 1e3, f.residualBytes / 1048576.0, f.peakBytes / 1048576.0,
+    std::printf("  %-34s %10.4g %14.3f %14.3f %10.2f %10.2f\n", row.label, f.medianSeconds() * 1e3,
+                f.residualBytes / 1048576.0, f.peakBytes / 1048576.0,
                 f.medianSeconds() / base.medianSeconds(),
                 static_cast<double>(f.peakBytes) / base.peakBytes);
   }
@@ -218,9 +221,7 @@ int main(int argc, char **argv) {
                               "step's time and memory under each remat policy\n");
   if (!validFlags() || reexecWithoutOpenBlasOverrides(argv))
     return 1;
-  auto runs = [](Benchmark b) {
-    return benchmarks.empty() || llvm::is_contained(benchmarks, b);
-  };
+  auto runs = [](Benchmark b) { return benchmarks.empty() || llvm::is_contained(benchmarks, b); };
   mlir::MLIRContext ctx;
   try {
     if ((runs(Benchmark::Dot) && benchDot(ctx)) || (runs(Benchmark::Mlp) && benchMlp(ctx))) {

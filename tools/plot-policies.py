@@ -93,15 +93,15 @@ def draw(title, rows, out):
     height = 0.38
     residual = [r["residual_bytes"] / size for r in rows]
     peak = [r["peak_bytes"] / size for r in rows]
-    bars.barh([y - height / 2 for y in ys], residual, height, label="residuals (saved for the backward)",
-              color="#4c72b0")
-    bars.barh([y + height / 2 for y in ys], peak, height, label="peak (all live buffers)", color="#dd8452")
-    for y, value in zip(ys, residual):
-        bars.annotate(f"{value:.3g}", (value, y - height / 2), xytext=(3, 0),
-                      textcoords="offset points", va="center", fontsize=8)
-    for y, value in zip(ys, peak):
-        bars.annotate(f"{value:.3g}", (value, y + height / 2), xytext=(3, 0),
-                      textcoords="offset points", va="center", fontsize=8)
+    for values, offset, label, colour in (
+        (residual, -height / 2, "residuals (saved for the backward)", "#4c72b0"),
+        (peak, height / 2, "peak (all live buffers)", "#dd8452"),
+    ):
+        bars.barh([y + offset for y in ys], values, height, label=label, color=colour)
+        # Each value just right of its bar end: bars are apart, so labels are too.
+        for y, value in zip(ys, values):
+            bars.annotate(f"{value:.3g}", (value, y + offset), xytext=(3, 0),
+                          textcoords="offset points", va="center", fontsize=8)
     bars.set_yticks(ys)
     bars.set_yticklabels(names)
     bars.invert_yaxis()
@@ -132,7 +132,8 @@ def main():
         import matplotlib  # noqa: F401
     except ImportError:
         print("plot-policies.py: matplotlib is not installed, so the plot was not drawn.\n"
-              "  Install it with `apt-get install python3-matplotlib` (or `pip install matplotlib`),\n"
+              "  Install it with `apt-get install python3-matplotlib`"
+              " (or `pip install matplotlib`),\n"
               f"  then run: python3 {sys.argv[0]} {args.data} -o {out}", file=sys.stderr)
         return MISSING_MATPLOTLIB
     draw(title, rows, out)

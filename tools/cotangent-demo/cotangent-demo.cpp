@@ -36,22 +36,23 @@ static cl::opt<unsigned> blockSize(cl::cat(toolOptions), "block", cl::desc("laye
                                    cl::init(4));
 static cl::opt<unsigned> width(cl::cat(toolOptions), "width", cl::desc("MLP width"), cl::init(256));
 static cl::opt<unsigned> batch(cl::cat(toolOptions), "batch", cl::desc("MLP batch size"), cl::init(512));
-static cl::opt<std::string> dataPath(cl::cat(toolOptions), "data",
-                                     cl::desc("write the policy rows (time, peak and residual bytes) here as "
-                                              "JSON (default: build/cotangent-demo-policies.json)"),
-                                     cl::value_desc("file"),
-                                     cl::init(bench::inBuildDir("cotangent-demo-policies.json")));
-static cl::opt<std::string> plotPath(cl::cat(toolOptions), "plot",
-                                     cl::desc("draw them here with tools/plot-policies.py: .png, .svg or "
-                                              ".pdf; empty: do not draw (default: "
-                                              "build/cotangent-demo-policies.png)"),
-                                     cl::value_desc("file"),
-                                     cl::init(bench::inBuildDir("cotangent-demo-policies.png")));
+static cl::opt<std::string>
+    dataPath(cl::cat(toolOptions), "data",
+             cl::desc("write the policy rows (time, peak and residual bytes) here as "
+                      "JSON (default: build/cotangent-demo-policies.json)"),
+             cl::value_desc("file"), cl::init(bench::inBuildDir("cotangent-demo-policies.json")));
+static cl::opt<std::string>
+    plotPath(cl::cat(toolOptions), "plot",
+             cl::desc("draw them here with tools/plot-policies.py: .png, .svg or "
+                      ".pdf; empty: do not draw (default: "
+                      "build/cotangent-demo-policies.png)"),
+             cl::value_desc("file"), cl::init(bench::inBuildDir("cotangent-demo-policies.png")));
 static cl::opt<std::string> dumpPath(cl::cat(toolOptions), "dump-mlir",
                                      cl::desc("write the no-checkpoint grad step's IR here"),
                                      cl::init(""), cl::Hidden);
 static cl::opt<unsigned> repeats(cl::cat(toolOptions), "repeats",
-                                 cl::desc("timed runs per policy (the median is shown)"), cl::init(3));
+                                 cl::desc("timed runs per policy; the median is shown (default 3)"),
+                                 cl::init(3));
 
 namespace {
 

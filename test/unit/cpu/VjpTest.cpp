@@ -112,7 +112,8 @@ TEST_CASE("CPU split: residual bytes are the saved residuals", "[cpu][memory]") 
       {"no checkpoint", std::nullopt},
       {"nothing_saveable", policies::nothing_saveable()},
       {"dots_saveable", policies::dots_saveable()},
-      {"save_only_these_names", policies::save_only_these_names(bench::mlpLayerNames(3))},
+      {"save_only_these_names",
+       policies::save_only_these_names(bench::mlpLayerNames(config.layers))},
   };
   for (const auto &[name, policy] : rows) {
     SECTION(name) {
