@@ -1,11 +1,14 @@
 //===- cotangent-bench.cpp - CPU lowering throughput and remat memory -----===//
 //
 // Not a test. Prints:
-//  1. jx.dot_general (f32, 1024^3) compiled through jx-lower-to-llvm, in
+//  1. jx.dot_general (f32, n^3) compiled through jx-lower-to-llvm, in
 //     GFLOP/s, next to OpenBLAS's cblas_sgemm called directly in this run;
-//  2. one MLP grad step (8 layers x 1024, batch 256, f32; forward then
-//     backward with the residuals held in between) under each remat policy:
-//     time, residual bytes, peak bytes.
+//  2. one MLP grad step (bench/MlpModel.h; forward then backward with the
+//     residuals held in between) under each remat policy: median time,
+//     residual bytes, peak bytes, and their ratios to the no-checkpoint row;
+//     the rows are also written as JSON and drawn by tools/plot-policies.py.
+// Both programs are traced with the C++ API (tracer/). `--help` lists the
+// flags; sizes are flags, so a quick run is `--layers 2 --width 64`.
 //
 // OpenBLAS reads OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE when it loads; if
 // either is set, the bench unsets them for itself only, says so, and
@@ -13,159 +16,175 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "bench/MlpProgram.h"
-#include "bench/SvgPlot.h"
-#include "dialects/jx/JxOps.h"
-#include "passes/Passes.h"
-#include "runtime/cpu/CpuRuntime.h"
+#include "bench/MlpModel.h"
+#include "bench/PlotScript.h"
+#include "bench/PolicyFigures.h"
+#include "tracer/Autodiff.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cblas.h>
 
-#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <random>
 #include <unistd.h>
 
-using namespace mlir;
-using ::cotangent::interp::Tensor;
+using namespace cotangent;
+namespace cl = llvm::cl;
 
 namespace {
 
-using ::cotangent::bench::PlotPoint;
-using ::cotangent::bench::writeScatterSvg;
+enum class Benchmark { Dot, Mlp };
 
-std::vector<Tensor> randomArgs(func::FuncOp fn, unsigned seed) {
+/// Only the bench's own flags show in --help (libLLVM registers hundreds).
+cl::OptionCategory benchOptions("cotangent-bench options");
+cl::list<Benchmark> benchmarks(
+    cl::cat(benchOptions), "run", cl::CommaSeparated,
+    cl::desc("which benchmarks to run (default: dot,mlp)"),
+    cl::values(clEnumValN(Benchmark::Dot, "dot", "compiled dot_general against cblas_sgemm"),
+               clEnumValN(Benchmark::Mlp, "mlp", "an MLP grad step under each remat policy")));
+cl::opt<unsigned> dotSize(cl::cat(benchOptions), "dot-size", cl::init(1024),
+                          cl::desc("n of the n x n x n dot_general (default 1024)"));
+cl::opt<unsigned> layers(cl::cat(benchOptions), "layers", cl::init(8),
+                         cl::desc("MLP layers (default 8)"));
+cl::opt<unsigned> width(cl::cat(benchOptions), "width", cl::init(1024),
+                        cl::desc("MLP width (default 1024)"));
+cl::opt<unsigned> batch(cl::cat(benchOptions), "batch", cl::init(256),
+                        cl::desc("MLP batch size (default 256)"));
+cl::opt<bool> richActivation(
+    cl::cat(benchOptions), "sin-tanh", cl::init(false),
+    cl::desc("layers of tanh(sin(d) * d) for d = h @ W (four saved activations per layer) "
+             "instead of tanh(d)"));
+cl::opt<unsigned> repeats(cl::cat(benchOptions), "repeats", cl::init(3),
+                          cl::desc("timed runs per measurement; the median is shown (default 3)"));
+cl::opt<std::string> dataPath(cl::cat(benchOptions), "data",
+                              cl::init(bench::inBuildDir("cotangent-bench-policies.json")),
+                              cl::desc("write the MLP rows here as JSON "
+                                       "(default: build/cotangent-bench-policies.json)"),
+                              cl::value_desc("file"));
+cl::opt<std::string> plotPath(cl::cat(benchOptions), "plot",
+                              cl::init(bench::inBuildDir("cotangent-bench-policies.png")),
+                              cl::desc("draw them here with tools/plot-policies.py: .png, .svg "
+                                       "or .pdf; empty: do not draw "
+                                       "(default: build/cotangent-bench-policies.png)"),
+                              cl::value_desc("file"));
+
+std::vector<cpu::Tensor> randomArgs(mlir::func::FuncOp fn, unsigned seed) {
   std::mt19937 rng(seed);
-  std::vector<Tensor> args;
-  for (Type t : fn.getArgumentTypes()) {
-    auto type = cast<RankedTensorType>(t);
-    // Scaled so that tanh stays away from saturation through 8 layers.
-    double scale = type.getDimSize(0) == type.getDimSize(1) ? 1.0 / std::sqrt(type.getDimSize(0)) : 1.0;
+  std::vector<cpu::Tensor> args;
+  for (mlir::Type t : fn.getArgumentTypes()) {
+    auto type = mlir::cast<mlir::RankedTensorType>(t);
+    // Weights scaled so that tanh stays away from saturation through the layers.
+    bool square = type.getDimSize(0) == type.getDimSize(1);
+    double scale = square ? 1.0 / std::sqrt(type.getDimSize(0)) : 1.0;
     std::vector<double> values(type.getNumElements());
     for (double &v : values)
       v = std::uniform_real_distribution<double>(-scale, scale)(rng);
-    args.push_back(Tensor::fromDoubles(type, values));
+    args.push_back(cpu::Tensor::fromDoubles(type, values));
   }
   return args;
 }
 
-double seconds(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-int benchDot(MLIRContext &ctx) {
-  const int n = 1024, reps = 5;
-  std::string t = "tensor<1024x1024xf32>";
-  std::string text = "func.func @dot(%a: " + t + ", %b: " + t + ") -> " + t +
-                     " {\n  %0 = jx.dot_general %a, %b, contracting_dims = [1] x [0], "
-                     "batch_dims = [] x [] : " + t + ", " + t + " -> " + t +
-                     "\n  return %0 : " + t + "\n}\n";
-  auto module = parseSourceString<ModuleOp>(text, &ctx);
-  auto compiled = ::cotangent::cpu::CpuModule::compile(*module);
-  if (!module || failed(compiled))
+int benchDot(mlir::MLIRContext &ctx) {
+  const int64_t n = dotSize;
+  const TraceOptions opts{.name = "dot", .arg_names = {"a", "b"}, .context = &ctx};
+  trace traced(
+      opts, [](Tensor a, Tensor b) { return np::dot(a, b); }, f32({n, n}), f32({n, n}));
+  auto compiled = cpu::CpuModule::compile(traced.module());
+  if (failed(compiled))
     return 1;
-  auto args = randomArgs(module->lookupSymbol<func::FuncOp>("dot"), 1);
-  double best = 1e30;
-  for (int r = 0; r < reps; ++r) {
+  auto args = randomArgs(traced.func(), 1);
+  std::vector<double> jx, direct;
+  for (unsigned r = 0; r < repeats; ++r) {
     auto result = (*compiled)->call("dot", args);
     if (failed(result))
       return 1;
-    best = std::min(best, result->seconds);
+    jx.push_back(result->seconds);
   }
   std::vector<float> a(n * n), b(n * n), c(n * n);
   std::copy_n(reinterpret_cast<const float *>(args[0].data()), n * n, a.data());
   std::copy_n(reinterpret_cast<const float *>(args[1].data()), n * n, b.data());
-  double direct = 1e30;
-  for (int r = 0; r < reps; ++r) {
+  for (unsigned r = 0; r < repeats; ++r) {
     auto start = std::chrono::steady_clock::now();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
-                n, 0.0f, c.data(), n);
-    direct = std::min(direct, seconds(start));
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n,
+                0.0f, c.data(), n);
+    direct.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
+  double compiledTime = bench::median(jx), directTime = bench::median(direct);
   double flops = 2.0 * n * n * n;
-  std::printf("dot_general f32 %dx%dx%d (best of %d)\n", n, n, n, reps);
-  std::printf("  jx.dot_general compiled : %8.2f GFLOP/s (%.2f ms)\n", flops / best / 1e9, best * 1e3);
-  std::printf("  cblas_sgemm direct      : %8.2f GFLOP/s (%.2f ms)\n", flops / direct / 1e9,
-              direct * 1e3);
-  std::printf("  ratio compiled / direct : %8.3f\n\n", direct / best);
+  std::printf("dot_general f32 %lldx%lldx%lld (median of %u)\n", static_cast<long long>(n),
+              static_cast<long long>(n), static_cast<long long>(n), repeats.getValue());
+  std::printf("  jx.dot_general compiled : %8.2f GFLOP/s (%.2f ms)\n", flops / compiledTime / 1e9,
+              compiledTime * 1e3);
+  std::printf("  cblas_sgemm direct      : %8.2f GFLOP/s (%.2f ms)\n", flops / directTime / 1e9,
+              directTime * 1e3);
+  std::printf("  ratio compiled / direct : %8.3f\n\n", directTime / compiledTime);
   return 0;
 }
 
-int benchMlp(MLIRContext &ctx) {
-  const int layers = 8, width = 1024, batch = 256;
-  struct Policy {
+int benchMlp(mlir::MLIRContext &ctx) {
+  const bench::MlpConfig config{
+      .layers = layers, .width = width, .batch = batch, .richActivation = richActivation};
+  const std::vector<std::string> names = bench::mlpLayerNames(config.layers);
+  struct Row {
     const char *label;
-    std::string text;
+    std::optional<Policy> policy; // none: no checkpoint
   };
-  std::vector<Policy> policies = {
-      {"no checkpoint", ""},
-      {"nothing_saveable (per layer)", "nothing_saveable"},
-      {"dots_saveable", "dots_saveable"},
-      {"dots_with_no_batch_dims_saveable", "dots_with_no_batch_dims_saveable"},
-      {"save_only_these_names(layer*)", "save_only_these_names($NAMES)"},
+  const std::vector<Row> rows = {
+      {"no checkpoint", std::nullopt},
+      {"nothing_saveable (per layer)", policies::nothing_saveable()},
+      {"dots_saveable", policies::dots_saveable()},
+      {"dots_with_no_batch_dims_saveable", policies::dots_with_no_batch_dims_saveable()},
+      {"save_only_these_names(layer*)", policies::save_only_these_names(names)},
       {"offload (layer* -> pinned_host)",
-       "save_and_offload_only_these_names([], [$NAMES], \"device\", \"pinned_host\")"},
+       policies::save_and_offload_only_these_names({}, names, "device", "pinned_host")},
   };
-  std::printf("MLP grad step: %d layers x %d, batch %d, f32 (fwd, residuals held, bwd; best of 3)\n",
-              layers, width, batch);
-  std::printf("  %-34s %10s %14s %14s %10s %10s\n", "policy", "time ms", "residual MB", "peak MB",
+  const std::string title = "MLP grad step: " + std::to_string(config.layers) + " layers x " +
+                            std::to_string(config.width) + ", batch " +
+                            std::to_string(config.batch) + ", f32" +
+                            (config.richActivation ? ", tanh(sin(d) * d)" : ", tanh");
+  std::printf("%s (fwd, residuals held, bwd; median of %u)\n", title.c_str(), repeats.getValue());
+  std::printf("  %-34s %10s %14s %14s %10s %10s\n", "policy", "time ms", "residual MiB", "peak MiB",
               "time x", "peak x");
-  std::vector<PlotPoint> points;
-  double baseTime = 0, basePeak = 0; // the first row, run in this process
-  for (const Policy &p : policies) {
-    auto module = parseSourceString<ModuleOp>(
-        ::cotangent::bench::mlpProgram(layers, width, batch, p.text), &ctx);
-    if (!module)
-      return 1;
-    PassManager pm(&ctx);
-    pm.addPass(mlir::cotangent::createJxVjpPass());
-    pm.addPass(mlir::cotangent::createJxRematPass());
-    if (failed(pm.run(*module)))
-      return 1;
-    auto compiled = ::cotangent::cpu::CpuModule::compile(*module);
+  auto scalar = mlir::RankedTensorType::get({}, mlir::Float32Type::get(&ctx));
+  const std::vector<cpu::Tensor> seed{cpu::Tensor::fromDoubles(scalar, {1.0})};
+  std::vector<bench::PolicyFigures> figures;
+  for (const Row &row : rows) {
+    Split split(bench::traceMlp(ctx, config, row.policy));
+    auto compiled = cpu::CpuModule::compile(split.module());
     if (failed(compiled))
       return 1;
-    auto args = randomArgs(module->lookupSymbol<func::FuncOp>("mlp_fwd"), 2);
-    auto scalar = RankedTensorType::get({}, Float32Type::get(&ctx));
-    std::vector<Tensor> ct{Tensor::fromDoubles(scalar, {1.0})};
-    double best = 1e30;
-    int64_t residual = 0, peak = 0;
-    for (int r = 0; r < 3; ++r) {
-      auto split = (*compiled)->runSplit("mlp", args, ct);
-      if (failed(split))
-        return 1;
-      best = std::min(best, split->seconds);
-      residual = split->residualBytes;
-      peak = split->peakBytes;
-    }
-    if (points.empty()) {
-      baseTime = best;
-      basePeak = static_cast<double>(peak);
-    }
-    std::printf("  %-34s %10.1f %14.2f %14.2f %10.2f %10.2f\n", p.label, best * 1e3,
-                residual / 1048576.0, peak / 1048576.0, best / baseTime, peak / basePeak);
-    points.push_back({p.label, best * 1e3, peak / 1048576.0});
+    auto args = randomArgs(split.fwd(), 2);
+    auto measured = bench::timeSplit(row.label, **compiled, "mlp", args, seed, repeats);
+    if (failed(measured))
+      return 1;
+    figures.push_back(std::move(*measured));
+    const bench::PolicyFigures &f = figures.back(), &base = figures.front();
+    std::printf("  %-34s %10.4g %14.3f %14.3f %10.2f %10.2f\n", row.label, f.medianSeconds() * 1e3,
+                f.residualBytes / 1048576.0, f.peakBytes / 1048576.0,
+                f.medianSeconds() / base.medianSeconds(),
+                static_cast<double>(f.peakBytes) / base.peakBytes);
   }
   std::printf("  (time x, peak x: ratios to the no-checkpoint row of this run)\n");
-  const std::string svg = "mlp-policies.svg";
-  if (!writeScatterSvg(svg, "MLP grad step: peak memory against time, per policy (measured)",
-                       "time per step (ms)", "peak bytes (MB)", points)) {
-    std::fprintf(stderr, "cotangent-bench: cannot write %s\n", svg.c_str());
+  if (llvm::Error error = bench::writePolicyData(dataPath, title, figures)) {
+    llvm::errs() << "cotangent-bench: " << llvm::toString(std::move(error)) << "\n";
     return 1;
   }
-  std::printf("  plot written to %s\n", svg.c_str());
+  std::printf("  data: %s\n", dataPath.c_str());
+  if (!plotPath.empty() && failed(bench::drawPolicyPlot(dataPath, plotPath, std::cout)))
+    return 1;
   return 0;
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
+/// Unsets the OpenBLAS variables and re-executes; returns only on failure or
+/// when none was set.
+int reexecWithoutOpenBlasOverrides(char **argv) {
   bool reexec = false;
   for (const char *var : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"}) {
     if (const char *value = std::getenv(var)) {
@@ -174,18 +193,43 @@ int main(int argc, char **argv) {
       reexec = true;
     }
   }
-  if (reexec) {
-    std::fflush(stdout);
-    execv("/proc/self/exe", argv);
-    std::perror("cotangent-bench: re-exec failed");
-    return 1;
+  if (!reexec)
+    return 0;
+  std::fflush(stdout);
+  execv("/proc/self/exe", argv);
+  std::perror("cotangent-bench: re-exec failed");
+  return 1;
+}
+
+/// Sizes and counts of zero would divide by zero or measure nothing.
+bool validFlags() {
+  for (const cl::opt<unsigned> *flag : {&dotSize, &layers, &width, &batch, &repeats}) {
+    if (flag->getValue() == 0) {
+      llvm::errs() << "cotangent-bench: error: --" << flag->ArgStr << " must be at least 1\n";
+      return false;
+    }
   }
-  (void)argc;
-  DialectRegistry registry;
-  registry.insert<jx::JxDialect, func::FuncDialect>();
-  MLIRContext ctx(registry);
-  if (benchDot(ctx) || benchMlp(ctx)) {
-    std::fprintf(stderr, "cotangent-bench: failed\n");
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  cl::HideUnrelatedOptions(benchOptions);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "Cotangent bench: compiled dot_general throughput, and an MLP grad "
+                              "step's time and memory under each remat policy\n");
+  if (!validFlags() || reexecWithoutOpenBlasOverrides(argv))
+    return 1;
+  auto runs = [](Benchmark b) { return benchmarks.empty() || llvm::is_contained(benchmarks, b); };
+  mlir::MLIRContext ctx;
+  try {
+    if ((runs(Benchmark::Dot) && benchDot(ctx)) || (runs(Benchmark::Mlp) && benchMlp(ctx))) {
+      std::fprintf(stderr, "cotangent-bench: failed\n");
+      return 1;
+    }
+  } catch (const TraceError &e) {
+    std::fprintf(stderr, "cotangent-bench: error: %s\n", e.what());
     return 1;
   }
   return 0;

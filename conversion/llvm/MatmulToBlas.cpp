@@ -49,6 +49,9 @@ public:
         continue;
       if (op.getIndexingMapsArray() != linalg::BatchMatmulOp::getDefaultIndexingMaps(&getContext()))
         continue;
+      // The op before the matmul, looked up before the casts and the call
+      // are inserted between them.
+      auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
       func::FuncOp callee = getOrDeclare(module, elem);
       OpBuilder builder(op);
       Location loc = op.getLoc();
@@ -57,9 +60,8 @@ public:
       for (Value v : {a, b, c})
         args.push_back(memref::CastOp::create(builder, loc, type, v));
       func::CallOp::create(builder, loc, callee, args);
-      if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode()))
-        if (fill.getDpsInits()[0] == c && matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
-          fill.erase();
+      if (fill && fill.getDpsInits()[0] == c && matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+        fill.erase();
       op.erase();
     }
   }

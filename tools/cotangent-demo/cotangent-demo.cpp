@@ -6,12 +6,15 @@
 //      off the IR after --jx-vjp and --jx-remat;
 //   3. forward and backward side by side;
 //   4. an MLP grad step compiled for the CPU under each policy, with the
-//      residual bytes and peak bytes the runtime measured, and the time.
+//      residual bytes and peak bytes the runtime measured, and the median
+//      time; the rows are written as JSON and drawn by
+//      tools/plot-policies.py (matplotlib) when it is installed.
 //
 //===----------------------------------------------------------------------===//
 
+#include "bench/PlotScript.h"
+#include "bench/PolicyFigures.h"
 #include "tracer/Autodiff.h"
-#include "bench/SvgPlot.h"
 #include "runtime/cpu/CpuRuntime.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -33,13 +36,23 @@ static cl::opt<unsigned> blockSize(cl::cat(toolOptions), "block", cl::desc("laye
                                    cl::init(4));
 static cl::opt<unsigned> width(cl::cat(toolOptions), "width", cl::desc("MLP width"), cl::init(256));
 static cl::opt<unsigned> batch(cl::cat(toolOptions), "batch", cl::desc("MLP batch size"), cl::init(512));
-static cl::opt<std::string> svgPath(cl::cat(toolOptions), "svg", cl::desc("write the policy plot (peak bytes against time) here"),
-                                    cl::init("cotangent-demo-policies.svg"));
+static cl::opt<std::string>
+    dataPath(cl::cat(toolOptions), "data",
+             cl::desc("write the policy rows (time, peak and residual bytes) here as "
+                      "JSON (default: build/cotangent-demo-policies.json)"),
+             cl::value_desc("file"), cl::init(bench::inBuildDir("cotangent-demo-policies.json")));
+static cl::opt<std::string>
+    plotPath(cl::cat(toolOptions), "plot",
+             cl::desc("draw them here with tools/plot-policies.py: .png, .svg or "
+                      ".pdf; empty: do not draw (default: "
+                      "build/cotangent-demo-policies.png)"),
+             cl::value_desc("file"), cl::init(bench::inBuildDir("cotangent-demo-policies.png")));
 static cl::opt<std::string> dumpPath(cl::cat(toolOptions), "dump-mlir",
                                      cl::desc("write the no-checkpoint grad step's IR here"),
                                      cl::init(""), cl::Hidden);
-static cl::opt<unsigned> repeats(cl::cat(toolOptions), "repeats", cl::desc("timed runs per policy (best is shown)"),
-                                 cl::init(2));
+static cl::opt<unsigned> repeats(cl::cat(toolOptions), "repeats",
+                                 cl::desc("timed runs per policy; the median is shown (default 3)"),
+                                 cl::init(3));
 
 namespace {
 
@@ -150,8 +163,11 @@ int mlpTable() {
 
   std::printf("%-34s %9s %13s %13s %13s %9s %10s\n", "policy", "residuals", "report bytes",
               "measured", "peak bytes", "time ms", "max |dg|");
+  const std::string title = "MLP grad step: " + std::to_string(L) + " layers x " +
+                            std::to_string(D) + ", batch " + std::to_string(B) + ", blocks of " +
+                            std::to_string(blockSize);
   std::vector<interp::Tensor> reference;
-  std::vector<bench::PlotPoint> points;
+  std::vector<bench::PolicyFigures> figures;
   for (const PolicyRow &row : rows) {
     TraceOptions opts{.name = "loss", .arg_names = {"ws", "bs", "x"}, .context = &ctx};
     Split split(trace(opts, mlpLoss(row.policy, blockSize), wSpecs, bSpecs, f32({B, D})));
@@ -169,16 +185,11 @@ int mlpTable() {
       std::cerr << "error: the " << row.name << " grad step did not compile\n";
       return 1;
     }
-    double best = 1e30;
     cpu::SplitResult result;
-    for (unsigned r = 0; r < repeats; ++r) {
-      auto run = (*compiled)->runSplit("loss", args, {seed});
-      if (llvm::failed(run)) {
-        std::cerr << "error: the " << row.name << " grad step failed to run\n";
-        return 1;
-      }
-      best = std::min(best, run->seconds);
-      result = std::move(*run);
+    auto measured = bench::timeSplit(row.name, **compiled, "loss", args, {seed}, repeats, &result);
+    if (llvm::failed(measured)) {
+      std::cerr << "error: the " << row.name << " grad step failed to run\n";
+      return 1;
     }
     // Recomputation is compiled separately from the forward (fused and
     // vectorized on its own), so gradients may differ in the last bits.
@@ -192,26 +203,27 @@ int mlpTable() {
     std::printf("%-34s %9zu %13lld %13lld %13lld %9.2f %10.1e\n", row.name.c_str(),
                 residuals.size(), static_cast<long long>(reportBytes),
                 static_cast<long long>(result.residualBytes),
-                static_cast<long long>(result.peakBytes), best * 1e3, maxDiff);
-    points.push_back({row.name, best * 1e3, result.peakBytes / 1048576.0});
+                static_cast<long long>(result.peakBytes), measured->medianSeconds() * 1e3,
+                maxDiff);
+    figures.push_back(std::move(*measured));
     if (reportBytes != result.residualBytes) {
       std::cerr << "error: measured residual bytes differ from the report\n";
       return 1;
     }
   }
-  if (!svgPath.empty()) {
-    if (!bench::writeScatterSvg(svgPath, "MLP grad step: peak memory against time, per policy",
-                                "time per step (ms)", "peak bytes (MB)", points)) {
-      std::cerr << "error: cannot write " << svgPath << "\n";
-      return 1;
-    }
-    std::cout << "\nplot: " << svgPath << "\n";
-  }
   std::cout << "\nresiduals / report bytes: the saved-residuals report (weights included, as\n"
                "arguments the backward reads); measured: bytes the runtime held between\n"
                "@loss_fwd and @loss_bwd; peak: the most bytes live during the step (the caller's\n"
-               "arguments not counted); max |dg|: the largest gradient difference from the first\n"
-               "row (f32; recomputed code is compiled on its own, so the last bits may differ).\n";
+               "arguments not counted); time: the median of --repeats runs; max |dg|: the largest\n"
+               "gradient difference from the first row (f32; recomputed code is compiled on its\n"
+               "own, so the last bits may differ).\n";
+  if (llvm::Error error = bench::writePolicyData(dataPath, title, figures)) {
+    std::cerr << "error: " << llvm::toString(std::move(error)) << "\n";
+    return 1;
+  }
+  std::cout << "\nplot data: " << dataPath << "\n";
+  if (!plotPath.empty() && llvm::failed(bench::drawPolicyPlot(dataPath, plotPath, std::cout)))
+    return 1;
   return 0;
 }
 

@@ -4,21 +4,26 @@
 // also after inlining, CSE and LLVM -O3 of the fused @f_value_and_grad.
 #include "test/unit/cpu/Compare.h"
 
-#include "bench/MlpProgram.h"
+#include "bench/MlpModel.h"
 #include "passes/Passes.h"
 #include "passes/report/Residuals.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 
-using namespace cotangent;
+// Not `using namespace cotangent`: its traced Tensor would clash with the
+// interpreter's Tensor these tests use.
 using namespace cotangent::test;
+namespace bench = cotangent::bench;
+namespace cpu = cotangent::cpu;
+namespace interp = cotangent::interp;
+namespace policies = cotangent::policies;
 
 namespace {
 
-/// Parses `text` and runs --jx-vjp --jx-remat (then -inline -cse with `fuse`).
-mlir::OwningOpRef<mlir::ModuleOp> differentiate(const std::string &text, bool fuse = false) {
-  auto module = parse(text);
+/// Runs --jx-vjp --jx-remat on `module` (then -inline -cse with `fuse`).
+mlir::OwningOpRef<mlir::ModuleOp> differentiate(mlir::OwningOpRef<mlir::ModuleOp> module,
+                                                bool fuse = false) {
   mlir::PassManager pm(&context());
   pm.addPass(mlir::cotangent::createJxVjpPass());
   pm.addPass(mlir::cotangent::createJxRematPass());
@@ -86,7 +91,7 @@ std::vector<Tensor> onesLike(llvm::ArrayRef<mlir::RankedTensorType> types) {
 } // namespace
 
 TEST_CASE("CPU VJPs match the interpreter", "[cpu][vjp]") {
-  auto module = differentiate(kPrograms);
+  auto module = differentiate(parse(kPrograms));
   auto compiled = cpu::CpuModule::compile(*module);
   REQUIRE(mlir::succeeded(compiled));
   for (const char *name : {"chain_vjp", "chain_value_and_grad", "shapes_vjp", "rnn_vjp",
@@ -102,12 +107,17 @@ TEST_CASE("CPU VJPs match the interpreter", "[cpu][vjp]") {
 }
 
 TEST_CASE("CPU split: residual bytes are the saved residuals", "[cpu][memory]") {
-  const int layers = 3, width = 32, batch = 8;
-  for (std::string policy : {std::string(), std::string("nothing_saveable"),
-                             std::string("dots_saveable"),
-                             std::string("save_only_these_names($NAMES)")}) {
-    SECTION(policy.empty() ? "no checkpoint" : policy) {
-      auto module = differentiate(bench::mlpProgram(layers, width, batch, policy));
+  const bench::MlpConfig config{.layers = 3, .width = 32, .batch = 8};
+  const std::vector<std::pair<std::string, std::optional<cotangent::Policy>>> rows = {
+      {"no checkpoint", std::nullopt},
+      {"nothing_saveable", policies::nothing_saveable()},
+      {"dots_saveable", policies::dots_saveable()},
+      {"save_only_these_names",
+       policies::save_only_these_names(bench::mlpLayerNames(config.layers))},
+  };
+  for (const auto &[name, policy] : rows) {
+    SECTION(name) {
+      auto module = differentiate(bench::traceMlp(context(), config, policy).takeModule());
       auto compiled = cpu::CpuModule::compile(*module);
       REQUIRE(mlir::succeeded(compiled));
       auto fwd = module->lookupSymbol<mlir::func::FuncOp>("mlp_fwd");
@@ -132,9 +142,11 @@ TEST_CASE("CPU split: residual bytes are the saved residuals", "[cpu][memory]") 
 TEST_CASE("CPU peak bytes drop under nothing_saveable, also fused at -O3", "[cpu][memory]") {
   // Layers of tanh(sin(h W) * (h W)): without remat each saves four activations.
   const int layers = 4, width = 32, batch = 64;
+  const bench::MlpConfig config{
+      .layers = layers, .width = width, .batch = batch, .richActivation = true};
   auto scalar = mlir::RankedTensorType::get({}, mlir::Float32Type::get(&context()));
-  auto peaks = [&](const std::string &policy, bool fused) {
-    auto module = differentiate(bench::mlpProgram(layers, width, batch, policy, true, true), fused);
+  auto peaks = [&](const std::optional<cotangent::Policy> &policy, bool fused) {
+    auto module = differentiate(bench::traceMlp(context(), config, policy).takeModule(), fused);
     auto compiled = cpu::CpuModule::compile(*module);
     REQUIRE(mlir::succeeded(compiled));
     auto args = randomArgs(module->lookupSymbol<mlir::func::FuncOp>("mlp_fwd"), 5, false);
@@ -148,13 +160,14 @@ TEST_CASE("CPU peak bytes drop under nothing_saveable, also fused at -O3", "[cpu
     return split->peakBytes;
   };
   const int64_t activation = int64_t(batch) * width * 4;
-  int64_t plain = peaks("", false), remat = peaks("nothing_saveable", false);
+  int64_t plain = peaks(std::nullopt, false), remat = peaks(policies::nothing_saveable(), false);
   INFO("split: no checkpoint " << plain << " bytes, nothing_saveable " << remat);
   CHECK(remat + 2 * layers * activation <= plain);
 
   // After -inline -cse and LLVM -O3 the barriers keep the recomputation
   // apart: the forward's activations are not held until the backward pass.
-  int64_t plainFused = peaks("", true), rematFused = peaks("nothing_saveable", true);
+  int64_t plainFused = peaks(std::nullopt, true);
+  int64_t rematFused = peaks(policies::nothing_saveable(), true);
   INFO("fused: no checkpoint " << plainFused << " bytes, nothing_saveable " << rematFused);
   CHECK(rematFused + layers * activation <= plainFused);
 }

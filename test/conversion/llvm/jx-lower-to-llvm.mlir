@@ -1,0 +1,43 @@
+// RUN: cotangent-opt %s --jx-lower-to-llvm | FileCheck %s \
+// RUN:   --implicit-check-not="func.func" --implicit-check-not="linalg." \
+// RUN:   --implicit-check-not="memref." --implicit-check-not="tensor<" \
+// RUN:   --implicit-check-not="arith." --implicit-check-not="math." \
+// RUN:   --implicit-check-not="scf." --implicit-check-not="unrealized_conversion_cast"
+
+// The CPU pipeline end to end, on a layer whose activation is recomputed
+// behind a barrier (as --jx-remat leaves it): nothing but the LLVM dialect
+// remains. Every buffer comes from and goes back to the runtime's counting
+// hooks; the dot_general is a BLAS call; math ops are libm calls; the barrier
+// is inline asm; and the dot's output is freed as soon as tanh has read it,
+// before the rest of the layer allocates (jx-hoist-deallocations).
+func.func @layer(%x: tensor<4x8xf32>, %w: tensor<8x3xf32>) -> tensor<4x3xf32> {
+  %0 = jx.dot_general %x, %w, contracting_dims = [1] x [0], batch_dims = [] x [] : tensor<4x8xf32>, tensor<8x3xf32> -> tensor<4x3xf32>
+  %1 = jx.tanh %0 : tensor<4x3xf32>
+  %2 = jx.optimization_barrier %1 : tensor<4x3xf32>
+  %3 = jx.sin %2 : tensor<4x3xf32>
+  %4 = jx.mul %3, %1 : tensor<4x3xf32>
+  return %4 : tensor<4x3xf32>
+}
+
+// CHECK-DAG: llvm.func @_mlir_memref_to_llvm_alloc(i64) -> !llvm.ptr
+// CHECK-DAG: llvm.func @_mlir_memref_to_llvm_free(!llvm.ptr)
+// CHECK-DAG: llvm.func @tanhf(f32) -> f32
+// CHECK-DAG: llvm.func @sinf(f32) -> f32
+// CHECK-DAG: llvm.func @_mlir_ciface_cotangent_batch_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr)
+
+// CHECK-LABEL: llvm.func @layer(
+// CHECK-SAME:    attributes {llvm.emit_c_interface}
+// CHECK:         llvm.call @_mlir_memref_to_llvm_alloc
+// CHECK:         llvm.call @cotangent_batch_matmul_f32(
+// CHECK:         llvm.call @_mlir_memref_to_llvm_alloc
+// CHECK:         llvm.call @tanhf
+// CHECK:         llvm.call @_mlir_memref_to_llvm_free
+// CHECK:         llvm.inline_asm has_side_effects "", "r,~{memory}"
+// CHECK:         llvm.call @_mlir_memref_to_llvm_alloc
+// CHECK:         llvm.call @sinf
+// CHECK:         llvm.call @_mlir_memref_to_llvm_free
+// CHECK:         llvm.return
+
+// The C interface the runtime calls.
+// CHECK-LABEL: llvm.func @_mlir_ciface_layer
+// CHECK:         llvm.call @layer(
