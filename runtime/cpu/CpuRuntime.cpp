@@ -19,8 +19,7 @@ namespace cotangent::cpu {
 
 CpuModule::CpuModule() : CompiledModule(allocationCounter()) {}
 
-llvm::FailureOr<std::unique_ptr<CpuModule>> CpuModule::compile(ModuleOp module,
-                                                               const CompileOptions &options) {
+host::JitTarget cpuTarget(const CompileOptions &options) {
   host::JitTarget target;
   target.deviceName = "the CPU";
   target.registry = &host::loweringRegistry();
@@ -32,8 +31,13 @@ llvm::FailureOr<std::unique_ptr<CpuModule>> CpuModule::compile(ModuleOp module,
       reinterpret_cast<void *>(&_mlir_ciface_cotangent_batch_matmul_f32);
   target.symbols.batchMatmulF64 =
       reinterpret_cast<void *>(&_mlir_ciface_cotangent_batch_matmul_f64);
+  return target;
+}
+
+llvm::FailureOr<std::unique_ptr<CpuModule>> CpuModule::compile(ModuleOp module,
+                                                               const CompileOptions &options) {
   std::unique_ptr<CpuModule> result(new CpuModule());
-  if (failed(result->load(module, target)))
+  if (failed(result->load(module, cpuTarget(options))))
     return failure();
   return result;
 }

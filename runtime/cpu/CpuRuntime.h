@@ -31,6 +31,11 @@ struct CompileOptions {
   bool keepLoweredModule = true;
 };
 
+/// The CPU's target of runtime/host's JIT: jx-lower-to-llvm, LLVM at
+/// `options.optLevel`, and the allocation hooks and BLAS entry points of
+/// MemoryHooks.h.
+host::JitTarget cpuTarget(const CompileOptions &options = {});
+
 class CpuModule : public host::CompiledModule {
 public:
   /// Lowers a clone of `module` (jx IR) and JIT-compiles it. Diagnostics go to
@@ -44,13 +49,12 @@ public:
   llvm::LogicalResult emitHeader(llvm::StringRef path) const;
 
 protected:
+  CpuModule();
+
   /// A descriptor over the host tensor's own buffer: compiled code never
   /// writes its arguments, and the caller's bytes are not counted.
   llvm::FailureOr<host::MemRefDescriptor> upload(const Tensor &t) override;
   void release(void *block) override;
-
-private:
-  CpuModule();
 };
 
 } // namespace cotangent::cpu
