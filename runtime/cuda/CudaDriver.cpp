@@ -5,12 +5,14 @@
 // the driver or a device is missing, cotangent_cuda_init() fails with
 // "no CUDA device: <why>" and every other entry records an error and
 // returns a null/zero value instead of calling into the driver. cuda.h and
-// cublas_v2.h are included for their types only.
+// cublas_v2.h are included for their types only. Managed and pinned blocks
+// are counted by runtime/host's ByteCounter, one each; the batched matmul
+// lays out its operands by runtime/host's rule, as the CPU's BLAS call does.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cuda/CudaRuntime.h"
-#include "runtime/cuda/CudaModule.h"
+#include "runtime/cuda/DeviceCounter.h"
 #include "runtime/host/StridedMatrix.h"
 
 #include <cublas_v2.h>

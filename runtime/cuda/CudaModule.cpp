@@ -17,6 +17,7 @@
 
 #include "runtime/cuda/CudaModule.h"
 #include "runtime/cuda/CudaRuntime.h"
+#include "runtime/cuda/DeviceCounter.h"
 
 #include "conversion/nvvm/GpuPasses.h"
 

@@ -59,9 +59,6 @@ private:
   CudaModule();
 };
 
-/// The counter of cotangent_cuda_alloc's managed blocks (CudaDriver.cpp).
-host::ByteCounter &deviceByteCounter();
-
 /// Lowers `module` with jx-to-nvvm (cubin for `chip`) and JIT-compiles the
 /// host code without running it: needs no device (for tests).
 llvm::LogicalResult compileHostCode(mlir::ModuleOp module, llvm::StringRef chip);

@@ -27,7 +27,6 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 

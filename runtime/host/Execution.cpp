@@ -21,6 +21,7 @@
 #include "llvm/ADT/ScopeExit.h"
 
 #include <chrono>
+#include <set>
 
 using namespace mlir;
 
@@ -43,7 +44,6 @@ public:
     for (void *block : owner.blocks)
       blocks.erase(block);
   }
-  bool contains(void *block) const { return blocks.count(block); }
   void releaseAll() {
     for (void *block : blocks)
       if (block && module.counter.sizeOf(block) >= 0)
