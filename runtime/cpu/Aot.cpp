@@ -5,8 +5,9 @@
 // llvm::TargetMachine; and a C header declaring each public function's
 // `_mlir_ciface_` entry point with one strided-memref struct per rank. A
 // program that links the object must also provide (or link from
-// runtime/cpu's MemoryHooks.cpp) `_mlir_memref_to_llvm_alloc` / `_free` and
-// the `_mlir_ciface_cotangent_batch_matmul_*` BLAS entry points, and link
+// runtime/cpu's MemoryHooks.cpp, with runtime/host's StridedMatrix.cpp)
+// `_mlir_memref_to_llvm_alloc` / `_free` and the
+// `_mlir_ciface_cotangent_batch_matmul_*` BLAS entry points, and link
 // libmlir_c_runner_utils for `memrefCopy`.
 //
 //===----------------------------------------------------------------------===//
@@ -71,6 +72,7 @@ llvm::LogicalResult CpuModule::emitHeader(llvm::StringRef path) const {
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
   if (ec)
     return emitError(getLoweredModule().getLoc()) << "cannot write " << path << ": " << ec.message();
+  const llvm::StringMap<Signature> &signatures = getSignatures();
   std::set<int64_t> ranks;
   for (const auto &entry : signatures) {
     for (auto t : entry.second.inputs)

@@ -2,14 +2,17 @@
 //
 // The lowering pipeline makes compiled code allocate and free every buffer
 // through `_mlir_memref_to_llvm_alloc(bytes)` and `_mlir_memref_to_llvm_free(ptr)`.
-// This runtime defines both: a block is 64-byte aligned, and its size is
-// remembered (free gets only the pointer) so that live and peak bytes can be
-// counted. The counters are process-wide (calls are not reentrant).
+// This runtime defines both: a block is 64-byte aligned and counted by one
+// process-wide ByteCounter (calls are not reentrant). It also defines the
+// batched matmuls jx-matmul-to-blas calls, over OpenBLAS.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef COTANGENT_RUNTIME_CPU_MEMORYHOOKS_H
 #define COTANGENT_RUNTIME_CPU_MEMORYHOOKS_H
+
+#include "runtime/host/ByteCounter.h"
+#include "runtime/host/StridedMatrix.h"
 
 #include <cstdint>
 
@@ -17,7 +20,6 @@ extern "C" {
 void *_mlir_memref_to_llvm_alloc(uint64_t bytes);
 void _mlir_memref_to_llvm_free(void *ptr);
 /// C = A * B for each batch (rank-3 strided memref descriptors), with BLAS.
-struct CotangentMemRef3;
 void _mlir_ciface_cotangent_batch_matmul_f32(CotangentMemRef3 *a, CotangentMemRef3 *b,
                                              CotangentMemRef3 *c);
 void _mlir_ciface_cotangent_batch_matmul_f64(CotangentMemRef3 *a, CotangentMemRef3 *b,
@@ -26,14 +28,8 @@ void _mlir_ciface_cotangent_batch_matmul_f64(CotangentMemRef3 *a, CotangentMemRe
 
 namespace cotangent::cpu {
 
-/// Bytes currently allocated by compiled code and not freed.
-int64_t liveBytes();
-/// The maximum of liveBytes() since the last resetPeak().
-int64_t peakBytes();
-/// Starts a new peak measurement at the current live bytes.
-void resetPeak();
-/// The size of the block at `ptr` allocated by the hook, or -1.
-int64_t blockSize(void *ptr);
+/// What the allocation hooks count: the blocks compiled code holds.
+host::ByteCounter &allocationCounter();
 
 } // namespace cotangent::cpu
 

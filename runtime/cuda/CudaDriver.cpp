@@ -5,12 +5,15 @@
 // the driver or a device is missing, cotangent_cuda_init() fails with
 // "no CUDA device: <why>" and every other entry records an error and
 // returns a null/zero value instead of calling into the driver. cuda.h and
-// cublas_v2.h are included for their types only.
+// cublas_v2.h are included for their types only. Managed and pinned blocks
+// are counted by runtime/host's ByteCounter, one each; the batched matmul
+// lays out its operands by runtime/host's rule, as the CPU's BLAS call does.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cuda/CudaRuntime.h"
-#include "runtime/ByteCounter.h"
+#include "runtime/cuda/DeviceCounter.h"
+#include "runtime/host/StridedMatrix.h"
 
 #include <cublas_v2.h>
 #include <cuda.h>
@@ -19,7 +22,6 @@
 #include <algorithm>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 
 namespace {
 
@@ -56,9 +58,8 @@ struct State {
   Driver driver;
   std::string error;
   bool initTried = false;
-  cotangent::runtime::ByteCounter device;
-  std::unordered_map<void *, int64_t> hostSizes;
-  int64_t hostLive = 0;
+  cotangent::host::ByteCounter device; ///< managed blocks of cotangent_cuda_alloc
+  cotangent::host::ByteCounter pinned; ///< pinned host blocks of cotangent_cuda_host_alloc
 };
 
 State &state() {
@@ -239,6 +240,8 @@ extern "C" int64_t cotangent_cuda_peak_bytes(void) { return state().device.peak(
 
 extern "C" void cotangent_cuda_reset_peak(void) { state().device.resetPeak(); }
 
+cotangent::host::ByteCounter &cotangent::cuda::deviceByteCounter() { return state().device; }
+
 //===----------------------------------------------------------------------===//
 // Offload
 //===----------------------------------------------------------------------===//
@@ -248,9 +251,7 @@ extern "C" void *cotangent_cuda_host_alloc(uint64_t bytes) {
   void *p = nullptr;
   if (!d || !check(d->cuMemHostAlloc(&p, std::max<uint64_t>(bytes, 1), 0), "cuMemHostAlloc"))
     return nullptr;
-  std::lock_guard<std::recursive_mutex> lock(state().mutex);
-  state().hostSizes[p] = static_cast<int64_t>(bytes);
-  state().hostLive += static_cast<int64_t>(bytes);
+  state().pinned.allocated(p, static_cast<int64_t>(bytes));
   return p;
 }
 
@@ -258,21 +259,11 @@ extern "C" void cotangent_cuda_host_free(void *ptr) {
   Driver *d = driver();
   if (!ptr || !d)
     return;
-  {
-    std::lock_guard<std::recursive_mutex> lock(state().mutex);
-    auto it = state().hostSizes.find(ptr);
-    if (it != state().hostSizes.end()) {
-      state().hostLive -= it->second;
-      state().hostSizes.erase(it);
-    }
-  }
+  state().pinned.freed(ptr);
   check(d->cuMemFreeHost(ptr), "cuMemFreeHost");
 }
 
-extern "C" int64_t cotangent_cuda_host_bytes(void) {
-  std::lock_guard<std::recursive_mutex> lock(state().mutex);
-  return state().hostLive;
-}
+extern "C" int64_t cotangent_cuda_host_bytes(void) { return state().pinned.live(); }
 
 extern "C" int cotangent_cuda_copy_async(void *dst, const void *src, uint64_t bytes) {
   Driver *d = driver();
@@ -291,46 +282,22 @@ extern "C" int cotangent_cuda_offload_wait(void) {
 // cuBLAS
 //===----------------------------------------------------------------------===//
 
-struct CotangentCudaMemRef3 {
-  void *allocated;
-  void *aligned;
-  int64_t offset;
-  int64_t sizes[3];
-  int64_t strides[3];
-};
-
 namespace {
 
-/// How cuBLAS (column-major) sees a row-major-indexed (rows x cols) matrix:
-/// unit column stride is a transposed column-major matrix (op N in the
-/// C^T = B^T A^T formulation), unit row stride a column-major one (op T).
-bool view(int64_t rows, int64_t cols, int64_t rowStride, int64_t colStride,
-          cublasOperation_t &op, int &ld) {
-  if (colStride == 1 || cols == 1) {
-    op = CUBLAS_OP_N;
-    ld = static_cast<int>(std::max<int64_t>({rowStride, cols, 1}));
-    return true;
-  }
-  if (rowStride == 1 || rows == 1) {
-    op = CUBLAS_OP_T;
-    ld = static_cast<int>(std::max<int64_t>({colStride, rows, 1}));
-    return true;
-  }
-  return false;
+/// cuBLAS is column-major: a matrix with its rows contiguous is, to it, the
+/// transpose stored column-major (op N in the C^T = B^T A^T formulation);
+/// one with its columns contiguous is op T.
+cublasOperation_t operation(const cotangent::host::MatrixLayout &layout) {
+  return layout.columnMajor ? CUBLAS_OP_T : CUBLAS_OP_N;
 }
 
 template <typename T, typename Gemm>
-void batchMatmul(CotangentCudaMemRef3 *a, CotangentCudaMemRef3 *b, CotangentCudaMemRef3 *c,
-                 Gemm gemm) {
+void batchMatmul(CotangentMemRef3 *a, CotangentMemRef3 *b, CotangentMemRef3 *c, Gemm gemm) {
   Driver *d = blas();
   if (!d)
     return;
-  int64_t batch = c->sizes[0], m = c->sizes[1], n = c->sizes[2], k = a->sizes[2];
-  cublasOperation_t opA, opB, opC;
-  int lda, ldb, ldc;
-  if (!view(m, k, a->strides[1], a->strides[2], opA, lda) ||
-      !view(k, n, b->strides[1], b->strides[2], opB, ldb) ||
-      !view(m, n, c->strides[1], c->strides[2], opC, ldc) || opC != CUBLAS_OP_N) {
+  cotangent::host::BatchMatmulShape s(*a, *b, *c);
+  if (!s.blasCompatible()) {
     setError("cuBLAS matmul: unsupported operand strides");
     return;
   }
@@ -340,9 +307,10 @@ void batchMatmul(CotangentCudaMemRef3 *a, CotangentCudaMemRef3 *b, CotangentCuda
   T alpha = 1, beta = 0;
   // Row-major C = A B is column-major C^T = B^T A^T.
   cublasStatus_t status =
-      gemm(d->cublas, opB, opA, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
-           &alpha, pb, ldb, b->strides[0], pa, lda, a->strides[0], &beta, pc, ldc,
-           c->strides[0], static_cast<int>(batch));
+      gemm(d->cublas, operation(s.b), operation(s.a), static_cast<int>(s.n),
+           static_cast<int>(s.m), static_cast<int>(s.k), &alpha, pb, static_cast<int>(s.b.ld),
+           b->strides[0], pa, static_cast<int>(s.a.ld), a->strides[0], &beta, pc,
+           static_cast<int>(s.c.ld), c->strides[0], static_cast<int>(s.batch));
   if (status != CUBLAS_STATUS_SUCCESS)
     setError("cuBLAS gemm failed with status " + std::to_string(static_cast<int>(status)));
   check(d->cuCtxSynchronize(), "cuCtxSynchronize");
@@ -350,15 +318,15 @@ void batchMatmul(CotangentCudaMemRef3 *a, CotangentCudaMemRef3 *b, CotangentCuda
 
 } // namespace
 
-extern "C" void cotangent_cuda_batch_matmul_f32(CotangentCudaMemRef3 *a, CotangentCudaMemRef3 *b,
-                                                CotangentCudaMemRef3 *c) {
+extern "C" void cotangent_cuda_batch_matmul_f32(CotangentMemRef3 *a, CotangentMemRef3 *b,
+                                                CotangentMemRef3 *c) {
   Driver *d = blas();
   if (d)
     batchMatmul<float>(a, b, c, d->cublasSgemmStridedBatched);
 }
 
-extern "C" void cotangent_cuda_batch_matmul_f64(CotangentCudaMemRef3 *a, CotangentCudaMemRef3 *b,
-                                                CotangentCudaMemRef3 *c) {
+extern "C" void cotangent_cuda_batch_matmul_f64(CotangentMemRef3 *a, CotangentMemRef3 *b,
+                                                CotangentMemRef3 *c) {
   Driver *d = blas();
   if (d)
     batchMatmul<double>(a, b, c, d->cublasDgemmStridedBatched);

@@ -1,49 +1,28 @@
 //===- CudaModule.h - jx functions compiled for NVIDIA GPUs -----*- C++ -*-===//
 //
 // Compiles a module of jx functions with jx-to-nvvm for the current device's
-// architecture, JIT-compiles the host side (mlir::ExecutionEngine) with the
-// runtime's entry points bound to the GPU runtime wrappers' names, and calls
-// its functions on host tensors. Buffers are counted (CudaRuntime.h), so each
-// call reports the device bytes live at return and the peak.
+// architecture and JIT-compiles the host side with the runtime's entry
+// points bound to the GPU runtime wrappers' names. Calls, the split and
+// their memory figures are runtime/host's CompiledModule; what is the GPU's
+// own is here: arguments are copied into counted managed buffers, every call
+// is waited for and checked for driver errors, and residuals marked
+// `pinned_host` wait in pinned host memory (CudaRuntime.h).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef COTANGENT_RUNTIME_CUDA_CUDAMODULE_H
 #define COTANGENT_RUNTIME_CUDA_CUDAMODULE_H
 
-#include "runtime/interpreter/Tensor.h"
+#include "runtime/host/CompiledModule.h"
 
-#include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <memory>
 #include <string>
-#include <vector>
-
-namespace mlir {
-class ExecutionEngine;
-}
 
 namespace cotangent::cuda {
 
 using interp::Tensor;
-
-struct CallResult {
-  std::vector<Tensor> results;
-  int64_t liveBytes = 0; ///< device bytes of the results at return
-  int64_t peakBytes = 0; ///< the peak of device bytes during the call (arguments excluded)
-  double seconds = 0;
-};
-
-struct SplitResult {
-  std::vector<Tensor> outputs, gradients;
-  int64_t numResiduals = 0;
-  int64_t residualBytes = 0;  ///< device bytes held between @f_fwd and @f_bwd
-  int64_t offloadedBytes = 0; ///< residual bytes held in pinned host memory instead
-  int64_t peakBytes = 0;      ///< the device peak over both calls
-  double seconds = 0;
-};
 
 struct CompileOptions {
   /// Target chip; empty: the device's own (sm_<major><minor>).
@@ -51,35 +30,33 @@ struct CompileOptions {
   bool cublas = true;
 };
 
-class CudaModule {
+class CudaModule : public host::CompiledModule {
 public:
   /// Fails with "no CUDA device: ..." on a machine without one.
   static llvm::FailureOr<std::unique_ptr<CudaModule>> compile(mlir::ModuleOp module,
                                                             const CompileOptions &options = {});
-  ~CudaModule();
 
-  llvm::FailureOr<CallResult> call(llvm::StringRef name, llvm::ArrayRef<Tensor> args);
-  /// @<base>_fwd, then @<base>_bwd on its residuals and `cotangents`;
-  /// residuals marked `jx.memory_kind = "pinned_host"` wait in pinned host
-  /// memory (asynchronous copies on the offload stream).
-  llvm::FailureOr<SplitResult> runSplit(llvm::StringRef base, llvm::ArrayRef<Tensor> args,
-                                        llvm::ArrayRef<Tensor> cotangents);
+protected:
+  /// A counted managed copy (its bytes are live before the measurement
+  /// starts, so they are excluded from the figures, as on the CPU).
+  llvm::FailureOr<host::MemRefDescriptor> upload(const Tensor &t) override;
+  void release(void *block) override;
+  /// Runs the initializers, which load the kernels.
+  llvm::LogicalResult initialize(mlir::ExecutionEngine &engine) override;
+  void wait() override;
+  llvm::LogicalResult checkDevice(const llvm::Twine &what) override;
+  bool offloads(host::MemoryKind kind) const override;
+  /// Copies the residual into pinned host memory on the offload stream.
+  llvm::FailureOr<host::MemRefDescriptor> offload(mlir::RankedTensorType type,
+                                                  const host::MemRefDescriptor &residual,
+                                                  host::MemoryKind kind) override;
+  /// Copies it back into a fresh managed block on the offload stream.
+  llvm::FailureOr<host::MemRefDescriptor> reload(mlir::RankedTensorType type,
+                                                 const host::MemRefDescriptor &offloaded) override;
+  void discard(const host::MemRefDescriptor &offloaded) override;
 
 private:
-  CudaModule() = default;
-  struct Signature {
-    std::vector<mlir::RankedTensorType> inputs, results;
-    std::vector<bool> offloadedResults;
-  };
-  llvm::LogicalResult invoke(llvm::StringRef name, std::vector<std::vector<int64_t>> &args,
-                             std::vector<int64_t> &results, double *seconds);
-  mlir::Location loc() const;
-
-  mlir::MLIRContext *context = nullptr;
-  mlir::OwningOpRef<mlir::ModuleOp> lowered;
-  std::unique_ptr<mlir::ExecutionEngine> engine;
-  llvm::StringMap<Signature> signatures;
-  llvm::StringMap<void (*)(void **)> entries;
+  CudaModule();
 };
 
 /// Lowers `module` with jx-to-nvvm (cubin for `chip`) and JIT-compiles the

@@ -63,14 +63,13 @@ int cotangent_cuda_copy_async(void *dst, const void *src, uint64_t bytes);
 int cotangent_cuda_offload_wait(void);
 
 /* cuBLAS: C[b] = A[b] * B[b] for rank-3 strided memref descriptors (the
- * C interface of jx-matmul-to-blas's calls). */
-struct CotangentCudaMemRef3;
-void cotangent_cuda_batch_matmul_f32(struct CotangentCudaMemRef3 *a,
-                                     struct CotangentCudaMemRef3 *b,
-                                     struct CotangentCudaMemRef3 *c);
-void cotangent_cuda_batch_matmul_f64(struct CotangentCudaMemRef3 *a,
-                                     struct CotangentCudaMemRef3 *b,
-                                     struct CotangentCudaMemRef3 *c);
+ * C interface of jx-matmul-to-blas's calls; runtime/host/StridedMatrix.h
+ * defines the struct). */
+struct CotangentMemRef3;
+void cotangent_cuda_batch_matmul_f32(struct CotangentMemRef3 *a, struct CotangentMemRef3 *b,
+                                     struct CotangentMemRef3 *c);
+void cotangent_cuda_batch_matmul_f64(struct CotangentMemRef3 *a, struct CotangentMemRef3 *b,
+                                     struct CotangentMemRef3 *c);
 
 /* The MLIR GPU runtime wrappers' API, over the driver. */
 void *cotangent_mgpuModuleLoad(void *data, size_t size);

@@ -114,8 +114,8 @@ TEST_CASE("every example matches the CPU path on the GPU", "[device]") {
     for (auto [a, e] : llvm::zip(actual->results, expected->results))
       requireClose(a, e);
     // Same bufferization and deallocation: the same buffers are live.
-    CHECK(actual->peakBytes == expected->stats.peakBytes);
-    CHECK(actual->liveBytes == expected->stats.liveBytes);
+    CHECK(actual->stats.peakBytes == expected->stats.peakBytes);
+    CHECK(actual->stats.liveBytes == expected->stats.liveBytes);
   }
 }
 

@@ -15,6 +15,7 @@
 #include "dialects/jx/JxOps.h"
 #include "passes/Passes.h"
 #include "runtime/cpu/CpuRuntime.h"
+#include "runtime/host/SplitContract.h"
 #ifdef COTANGENT_HAVE_CUDA
 #include "runtime/cuda/CudaModule.h"
 #endif
@@ -137,7 +138,8 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     if (failed(pm.run(*module)))
       return failure();
   }
-  std::string entry = split ? fnName + "_fwd" : fnName.getValue();
+  ::cotangent::host::SplitNames splitNames = ::cotangent::host::splitNamesOf(fnName);
+  std::string entry = split ? splitNames.fwd : fnName.getValue();
   func::FuncOp fn;
   if (!fnName.empty()) {
     fn = module->lookupSymbol<func::FuncOp>(entry);
@@ -215,9 +217,9 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
 
   // Cotangents of ones for every primal output.
   const auto *primal = (*compiled)->getSignature(fnName);
-  const auto *bwd = (*compiled)->getSignature(fnName + "_bwd");
+  const auto *bwd = (*compiled)->getSignature(splitNames.bwd);
   if (!bwd)
-    return emitError(loc) << "no function @" << fnName << "_bwd in " << inputFile;
+    return emitError(loc) << "no function @" << splitNames.bwd << " in " << inputFile;
   size_t numOutputs = primal ? primal->results.size() : 0;
   std::vector<Tensor> cotangents;
   for (size_t i = bwd->inputs.size() - numOutputs; i < bwd->inputs.size(); ++i) {
@@ -230,7 +232,7 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   auto result = (*compiled)->runSplit(fnName, args, cotangents);
   if (failed(result))
     return failure();
-  os << "@" << fnName << "_fwd / @" << fnName << "_bwd: " << result->outputs.size()
+  os << "@" << splitNames.fwd << " / @" << splitNames.bwd << ": " << result->outputs.size()
      << " outputs, " << result->numResiduals << " residuals, " << result->gradients.size()
      << " gradients\n";
   for (auto [i, t] : llvm::enumerate(result->outputs))

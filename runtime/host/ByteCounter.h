@@ -1,22 +1,27 @@
 //===- ByteCounter.h - live and peak bytes of allocated blocks --*- C++ -*-===//
 //
-// What the CPU and CUDA allocation hooks count. Frees are given only an
-// address, so each block's size is remembered until it is freed.
+// What every allocation hook of the runtimes counts: the CPU's
+// `_mlir_memref_to_llvm_alloc`, the CUDA runtime's managed device blocks and
+// its pinned host blocks. Frees are given only an address, so each block's
+// size is remembered until it is freed; that also tells a runtime which
+// blocks are its own to free (sizeOf >= 0) and which are the caller's.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef COTANGENT_RUNTIME_BYTECOUNTER_H
-#define COTANGENT_RUNTIME_BYTECOUNTER_H
+#ifndef COTANGENT_RUNTIME_HOST_BYTECOUNTER_H
+#define COTANGENT_RUNTIME_HOST_BYTECOUNTER_H
 
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
 
-namespace cotangent::runtime {
+namespace cotangent::host {
 
+/// Live and peak bytes of the blocks one allocator handed out; thread-safe.
 class ByteCounter {
 public:
+  /// Counts `bytes` at `block` from now until `freed(block)`.
   void allocated(void *block, int64_t bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
     sizes_[block] = bytes;
@@ -39,10 +44,12 @@ public:
     auto it = sizes_.find(block);
     return it == sizes_.end() ? -1 : it->second;
   }
+  /// Bytes allocated and not freed.
   int64_t live() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return live_;
   }
+  /// The maximum of live() since the last resetPeak().
   int64_t peak() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return peak_;
@@ -59,6 +66,6 @@ private:
   int64_t live_ = 0, peak_ = 0;
 };
 
-} // namespace cotangent::runtime
+} // namespace cotangent::host
 
-#endif // COTANGENT_RUNTIME_BYTECOUNTER_H
+#endif // COTANGENT_RUNTIME_HOST_BYTECOUNTER_H

@@ -1,0 +1,88 @@
+//===- CompiledModule.cpp - signatures, lowering, JIT, entry points -------===//
+//
+// load(): every public function must take and return ranked static tensors
+// of jx element types (what the runtimes pass as descriptors and read back
+// into host tensors); the memory kind of each result is read once here. The
+// packed `_mlir_ciface_` entry of each is looked up right after the engine
+// is built, which compiles it, so a call times the code alone.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/host/CompiledModule.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/IR/Diagnostics.h"
+
+using namespace mlir;
+
+namespace cotangent::host {
+
+CompiledModule::CompiledModule(ByteCounter &counter) : counter(counter) {}
+
+CompiledModule::~CompiledModule() = default;
+
+Location CompiledModule::loc() const { return getLoweredModule().getLoc(); }
+
+const CompiledModule::Signature *CompiledModule::getSignature(llvm::StringRef name) const {
+  auto it = signatures.find(name);
+  return it == signatures.end() ? nullptr : &it->second;
+}
+
+LogicalResult CompiledModule::load(ModuleOp module, const JitTarget &target) {
+  deviceName = target.deviceName;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (fn.isDeclaration() || !fn.isPublic())
+      continue;
+    Signature sig;
+    for (Type t : fn.getArgumentTypes())
+      sig.inputs.push_back(dyn_cast<RankedTensorType>(t));
+    for (auto [i, t] : llvm::enumerate(fn.getResultTypes())) {
+      sig.results.push_back(dyn_cast<RankedTensorType>(t));
+      sig.resultKinds.push_back(memoryKindOfResult(fn, i));
+    }
+    for (RankedTensorType t : llvm::concat<RankedTensorType>(sig.inputs, sig.results))
+      if (!t || !interp::isSupportedType(t))
+        return fn.emitError("cannot compile for ")
+               << deviceName
+               << ": arguments and results must be ranked static tensors of jx element types";
+    signatures[fn.getName()] = std::move(sig);
+  }
+
+  source = module.clone();
+  auto lowered = lowerClone(module, target);
+  if (failed(lowered))
+    return failure();
+  this->lowered = std::move(*lowered);
+  auto created = createEngine(this->lowered.get(), target, module.getLoc());
+  if (failed(created))
+    return failure();
+  engine = std::move(*created);
+  if (failed(initialize(*engine)))
+    return failure();
+  for (const auto &entry : signatures) {
+    auto fn = engine->lookupPacked(("_mlir_ciface_" + entry.first()).str());
+    if (!fn)
+      return emitError(module.getLoc(), "JIT compilation failed: ")
+             << llvm::toString(fn.takeError());
+    entries[entry.first()] = *fn;
+  }
+  return success();
+}
+
+LogicalResult CompiledModule::initialize(ExecutionEngine &engine) {
+  engine.initialize();
+  return success();
+}
+
+FailureOr<MemRefDescriptor> CompiledModule::offload(RankedTensorType, const MemRefDescriptor &,
+                                                    MemoryKind) {
+  return emitError(loc()) << deviceName << " cannot offload residuals", failure();
+}
+
+FailureOr<MemRefDescriptor> CompiledModule::reload(RankedTensorType, const MemRefDescriptor &) {
+  return emitError(loc()) << deviceName << " cannot offload residuals", failure();
+}
+
+void CompiledModule::discard(const MemRefDescriptor &) {}
+
+} // namespace cotangent::host

@@ -1,0 +1,136 @@
+//===- CompiledModule.h - jx functions compiled for one device --*- C++ -*-===//
+//
+// What the CPU and CUDA runtimes share above their devices: a jx module
+// lowered and JIT-compiled once (JitEngine.h), the signature of each public
+// function, and calls by name on host tensors: arguments checked and passed
+// as memref descriptors, results read back and freed, the allocation hooks'
+// live and peak bytes measured; and the split (@f_fwd, its residuals held,
+// then @f_bwd), with residuals that --jx-remat marked for another memory
+// kind offloaded where the device can.
+//
+// A runtime derives from CompiledModule (cpu::CpuModule, cuda::CudaModule)
+// and says only what its device does differently: how an argument reaches
+// memory compiled code reads, how a block is freed, whether calls must be
+// waited for and checked, and how residuals are offloaded.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COTANGENT_RUNTIME_HOST_COMPILEDMODULE_H
+#define COTANGENT_RUNTIME_HOST_COMPILEDMODULE_H
+
+#include "runtime/host/ByteCounter.h"
+#include "runtime/host/JitEngine.h"
+#include "runtime/host/MemRefDescriptor.h"
+#include "runtime/host/RunResults.h"
+#include "runtime/host/SplitContract.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cotangent::host {
+
+class CompiledModule {
+public:
+  /// The signature of a public function: tensor argument and result types,
+  /// and the memory kind of each result.
+  struct Signature {
+    std::vector<mlir::RankedTensorType> inputs, results;
+    std::vector<MemoryKind> resultKinds;
+  };
+
+  virtual ~CompiledModule();
+
+  /// Calls the public function `name` on `args` (checked against its
+  /// signature; a mismatch is an error on the module).
+  llvm::FailureOr<CallResult> call(llvm::StringRef name, llvm::ArrayRef<Tensor> args);
+
+  /// Runs @base's forward on `args`, holds its residuals (in the device's
+  /// memory, or offloaded where --jx-remat said so and the device can),
+  /// then its backward on them and `cotangents` (one per primal output).
+  /// The number of primal outputs is read off @base when the module has it,
+  /// else it is the number of cotangents given.
+  llvm::FailureOr<SplitResult> runSplit(llvm::StringRef base, llvm::ArrayRef<Tensor> args,
+                                        llvm::ArrayRef<Tensor> cotangents);
+
+  /// The signature of public function `name`, or null.
+  const Signature *getSignature(llvm::StringRef name) const;
+  const llvm::StringMap<Signature> &getSignatures() const { return signatures; }
+
+  /// The module as lowered to the LLVM dialect.
+  mlir::ModuleOp getLoweredModule() const {
+    return const_cast<CompiledModule *>(this)->lowered.get();
+  }
+
+protected:
+  /// `counter` counts the blocks of the allocation hooks `load` binds.
+  explicit CompiledModule(ByteCounter &counter);
+
+  /// The body of a runtime's compile(): checks and records the signatures
+  /// of `module`'s public functions, lowers a clone for `target`, JIT-compiles
+  /// it, runs its initializers and looks up every entry point (so that
+  /// calls time the code alone). Diagnostics go to the module's context.
+  llvm::LogicalResult load(mlir::ModuleOp module, const JitTarget &target);
+
+  /// Where errors of calls are reported: the module's location.
+  mlir::Location loc() const;
+
+  //===--------------------------------------------------------------------===//
+  // What the device decides
+  //===--------------------------------------------------------------------===//
+
+  /// A descriptor of `t`'s elements in memory compiled code reads. A copy in
+  /// a block of the hooks is freed with the call's other blocks.
+  virtual llvm::FailureOr<MemRefDescriptor> upload(const Tensor &t) = 0;
+  /// Frees a block the allocation hooks counted.
+  virtual void release(void *block) = 0;
+  /// Runs the module's global initializers (which may load kernels).
+  virtual llvm::LogicalResult initialize(mlir::ExecutionEngine &engine);
+  /// Waits until the work a call started has finished (timed with the call).
+  virtual void wait() {}
+  /// Reports, as "<what>: <why>" at loc(), an error the device recorded
+  /// since the last check.
+  virtual llvm::LogicalResult checkDevice(const llvm::Twine &what) { return llvm::success(); }
+
+  /// Whether residuals of memory kind `kind` can wait outside the device's
+  /// memory; those that cannot stay with the other buffers.
+  virtual bool offloads(MemoryKind kind) const { return false; }
+  /// A copy of `residual`'s elements in the memory `kind` names, outside the
+  /// hooks' count; the residual's own block is freed by the caller.
+  virtual llvm::FailureOr<MemRefDescriptor> offload(mlir::RankedTensorType type,
+                                                    const MemRefDescriptor &residual,
+                                                    MemoryKind kind);
+  /// A fresh block of the hooks holding an offloaded copy's elements.
+  virtual llvm::FailureOr<MemRefDescriptor> reload(mlir::RankedTensorType type,
+                                                   const MemRefDescriptor &offloaded);
+  /// Frees an offloaded copy.
+  virtual void discard(const MemRefDescriptor &offloaded);
+
+private:
+  class Blocks;
+  /// Calls entry `name` on `args`: `results` gets a descriptor per result
+  /// and `resultBlocks` their blocks (also when the device reports an
+  /// error); the call's time is added to `seconds`.
+  llvm::LogicalResult invoke(llvm::StringRef name, llvm::MutableArrayRef<MemRefDescriptor> args,
+                             std::vector<MemRefDescriptor> &results, double &seconds,
+                             Blocks &resultBlocks);
+  /// Uploads `tensors`, each copy's block added to `blocks`.
+  llvm::LogicalResult uploadAll(llvm::ArrayRef<Tensor> tensors, std::vector<MemRefDescriptor> &into,
+                                Blocks &blocks);
+
+  ByteCounter &counter;
+  std::string deviceName;
+  /// The jx module as given, for reading its split contract.
+  mlir::OwningOpRef<mlir::ModuleOp> source;
+  mlir::OwningOpRef<mlir::ModuleOp> lowered;
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  llvm::StringMap<Signature> signatures;
+  /// The packed entry point of each public function.
+  llvm::StringMap<void (*)(void **)> entries;
+};
+
+} // namespace cotangent::host
+
+#endif // COTANGENT_RUNTIME_HOST_COMPILEDMODULE_H

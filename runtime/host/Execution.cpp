@@ -1,0 +1,239 @@
+//===- Execution.cpp - calls and the fwd/bwd split on host tensors --------===//
+//
+// call(): each argument is uploaded (the device decides whether that is a
+// descriptor over the host tensor's buffer or a copy), the peak is reset so
+// that it counts what compiled code allocates from here, the packed entry
+// runs, each result is read into a host tensor, and every block of the
+// hooks among the arguments' and results' is freed once.
+//
+// runSplit(): arguments and cotangents are uploaded before the measurement
+// starts. After @f_fwd the primal outputs go to the host and their blocks
+// are freed unless a held residual shares them; a residual marked with a
+// memory kind the device offloads is copied there and its block freed as
+// well. What is then live is the residual bytes. Offloaded residuals come
+// back into fresh blocks before @f_bwd; the peak covers both calls.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/host/CompiledModule.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/ScopeExit.h"
+
+#include <chrono>
+#include <set>
+
+using namespace mlir;
+
+namespace cotangent::host {
+
+/// Blocks one run frees, each once, when it ends however it ends: only
+/// those the hooks counted (an argument on the CPU is the caller's buffer).
+class CompiledModule::Blocks {
+public:
+  explicit Blocks(CompiledModule &module) : module(module) {}
+  Blocks(const Blocks &) = delete;
+  Blocks &operator=(const Blocks &) = delete;
+  ~Blocks() { releaseAll(); }
+
+  void add(void *block) { blocks.insert(block); }
+  /// Leaves `block` to another owner.
+  void erase(void *block) { blocks.erase(block); }
+  /// Leaves every block of `owner` to it.
+  void eraseAll(const Blocks &owner) {
+    for (void *block : owner.blocks)
+      blocks.erase(block);
+  }
+  void releaseAll() {
+    for (void *block : blocks)
+      if (block && module.counter.sizeOf(block) >= 0)
+        module.release(block);
+    blocks.clear();
+  }
+
+private:
+  CompiledModule &module;
+  std::set<void *> blocks;
+};
+
+namespace {
+
+/// Host tensors of `types` read from `descriptors`, in order.
+std::vector<Tensor> readAll(llvm::ArrayRef<mlir::RankedTensorType> types,
+                            llvm::ArrayRef<MemRefDescriptor> descriptors) {
+  std::vector<Tensor> tensors;
+  for (auto [type, descriptor] : llvm::zip(types, descriptors))
+    tensors.push_back(descriptor.read(type));
+  return tensors;
+}
+
+} // namespace
+
+LogicalResult CompiledModule::uploadAll(llvm::ArrayRef<Tensor> tensors,
+                                        std::vector<MemRefDescriptor> &into, Blocks &blocks) {
+  for (const Tensor &t : tensors) {
+    auto uploaded = upload(t);
+    if (failed(uploaded))
+      return failure();
+    blocks.add(uploaded->allocated());
+    into.push_back(std::move(*uploaded));
+  }
+  return success();
+}
+
+LogicalResult CompiledModule::invoke(llvm::StringRef name,
+                                     llvm::MutableArrayRef<MemRefDescriptor> args,
+                                     std::vector<MemRefDescriptor> &results, double &seconds,
+                                     Blocks &resultBlocks) {
+  const Signature &sig = signatures.find(name)->second;
+  // The results come back as one struct of descriptors, written through the
+  // first packed argument when there is any result.
+  std::vector<int64_t> resultWords;
+  std::vector<int64_t> offsets;
+  for (RankedTensorType t : sig.results) {
+    offsets.push_back(static_cast<int64_t>(resultWords.size()));
+    resultWords.resize(resultWords.size() + MemRefDescriptor::numWords(t.getRank()));
+  }
+  resultWords.resize(std::max<size_t>(resultWords.size(), 1));
+  void *resultStruct = resultWords.data();
+  std::vector<void *> descriptors;
+  for (MemRefDescriptor &arg : args)
+    descriptors.push_back(arg.address());
+  llvm::SmallVector<void *> packed;
+  if (!sig.results.empty())
+    packed.push_back(&resultStruct);
+  for (void *&descriptor : descriptors)
+    packed.push_back(&descriptor);
+
+  auto start = std::chrono::steady_clock::now();
+  entries.lookup(name)(packed.data());
+  wait();
+  seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  results.clear();
+  for (auto [type, offset] : llvm::zip(sig.results, offsets)) {
+    results.emplace_back(resultWords.data() + offset, type.getRank());
+    resultBlocks.add(results.back().allocated());
+  }
+  return checkDevice("@" + name + " failed on " + deviceName);
+}
+
+llvm::FailureOr<CallResult> CompiledModule::call(llvm::StringRef name,
+                                                 llvm::ArrayRef<Tensor> args) {
+  const Signature *sig = getSignature(name);
+  if (!sig)
+    return emitError(loc()) << "no public function @" << name << " to call", failure();
+  if (failed(interp::checkArguments(loc(), name, sig->inputs, args)))
+    return failure();
+  Blocks blocks(*this);
+  std::vector<MemRefDescriptor> inputs;
+  if (failed(uploadAll(args, inputs, blocks)))
+    return failure();
+
+  counter.resetPeak();
+  int64_t before = counter.live();
+  CallResult out;
+  std::vector<MemRefDescriptor> results;
+  LogicalResult ran = invoke(name, inputs, results, out.seconds, blocks);
+  out.stats.liveBytes = counter.live() - before;
+  out.stats.peakBytes = counter.peak() - before;
+  if (failed(ran))
+    return failure();
+  out.results = readAll(sig->results, results);
+  return out;
+}
+
+llvm::FailureOr<SplitResult> CompiledModule::runSplit(llvm::StringRef base,
+                                                      llvm::ArrayRef<Tensor> args,
+                                                      llvm::ArrayRef<Tensor> cotangents) {
+  std::optional<SplitFunctions> split = findSplit(*source, base);
+  const Signature *fwd = split ? getSignature(split->fwd.getName()) : nullptr;
+  const Signature *bwd = split ? getSignature(split->bwd.getName()) : nullptr;
+  if (!fwd || !bwd) {
+    SplitNames names = splitNamesOf(base);
+    return emitError(loc()) << "no @" << names.fwd << " / @" << names.bwd
+                            << " pair (run --jx-vjp first)",
+           failure();
+  }
+  llvm::StringRef fwdName = split->fwd.getName(), bwdName = split->bwd.getName();
+  size_t numOutputs = split->primal ? split->primal.getNumResults() : cotangents.size();
+  if (numOutputs > fwd->results.size() || cotangents.size() != numOutputs)
+    return emitError(loc()) << "@" << base << " has " << numOutputs << " outputs but "
+                            << cotangents.size() << " cotangents were given",
+           failure();
+  size_t numResiduals = fwd->results.size() - numOutputs;
+  if (failed(interp::checkArguments(loc(), fwdName, fwd->inputs, args)) ||
+      failed(interp::checkArguments(loc(), bwdName, bwd->inputs, cotangents, numResiduals)))
+    return failure();
+
+  // Freed when the split ends: the uploads, the residuals held in the
+  // device's memory, the gradients; offloaded copies are discarded then.
+  Blocks blocks(*this);
+  std::vector<MemRefDescriptor> offloaded;
+  llvm::scope_exit discardOffloaded([&] {
+    for (const MemRefDescriptor &copy : offloaded)
+      discard(copy);
+  });
+  std::vector<MemRefDescriptor> fwdInputs, cotangentInputs;
+  if (failed(uploadAll(args, fwdInputs, blocks)) ||
+      failed(uploadAll(cotangents, cotangentInputs, blocks)))
+    return failure();
+
+  SplitResult out;
+  out.numResiduals = static_cast<int64_t>(numResiduals);
+  counter.resetPeak();
+  int64_t before = counter.live();
+  // What @f_fwd returned and nothing held shares: freed after the forward.
+  Blocks dropped(*this);
+  std::vector<MemRefDescriptor> fwdResults;
+  if (failed(invoke(fwdName, fwdInputs, fwdResults, out.seconds, dropped)))
+    return failure();
+  dropped.eraseAll(blocks); // an output may be an upload
+
+  // Outputs to the host; residuals stay, or wait where their kind says.
+  out.outputs = readAll(llvm::ArrayRef(fwd->results).take_front(numOutputs),
+                        llvm::ArrayRef(fwdResults).take_front(numOutputs));
+  std::vector<MemRefDescriptor> residuals(fwdResults.begin() + numOutputs, fwdResults.end());
+  std::vector<bool> isOffloaded(numResiduals, false);
+  for (auto [i, residual] : llvm::enumerate(residuals)) {
+    MemoryKind kind = fwd->resultKinds[numOutputs + i];
+    if (kind == MemoryKind::Device || !offloads(kind)) {
+      dropped.erase(residual.allocated());
+      blocks.add(residual.allocated());
+      continue;
+    }
+    // The copy is made now; the residual's own block goes with `dropped`.
+    RankedTensorType type = fwd->results[numOutputs + i];
+    auto copy = offload(type, residual, kind);
+    if (failed(copy))
+      return failure();
+    offloaded.push_back(*copy);
+    out.offloadedBytes += bufferBytes(type);
+    residual = std::move(*copy);
+    isOffloaded[i] = true;
+  }
+  dropped.releaseAll();
+  out.residualBytes = counter.live() - before;
+
+  // Offloaded residuals come back into fresh blocks.
+  for (auto [i, residual] : llvm::enumerate(residuals)) {
+    if (!isOffloaded[i])
+      continue;
+    auto reloaded = reload(fwd->results[numOutputs + i], residual);
+    if (failed(reloaded))
+      return failure();
+    blocks.add(reloaded->allocated());
+    residual = std::move(*reloaded);
+  }
+  std::vector<MemRefDescriptor> bwdInputs = std::move(residuals);
+  bwdInputs.insert(bwdInputs.end(), cotangentInputs.begin(), cotangentInputs.end());
+  std::vector<MemRefDescriptor> bwdResults;
+  LogicalResult ranBwd = invoke(bwdName, bwdInputs, bwdResults, out.seconds, blocks);
+  out.peakBytes = counter.peak() - before;
+  if (failed(ranBwd))
+    return failure();
+  out.gradients = readAll(bwd->results, bwdResults);
+  return out;
+}
+
+} // namespace cotangent::host

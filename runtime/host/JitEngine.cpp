@@ -1,0 +1,88 @@
+//===- JitEngine.cpp - lower a clone, then mlir::ExecutionEngine ----------===//
+//
+// The only file of the runtimes that builds an ExecutionEngine. The native
+// target is initialized once per process; the engine optimizes the LLVM IR
+// at the target's level and resolves the runtime's entry points from the
+// symbol map registered here, everything else (memrefCopy) from the C
+// runner utils library named at build time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/host/JitEngine.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/TargetSelect.h"
+
+using namespace mlir;
+
+namespace cotangent::host {
+
+const DialectRegistry &loweringRegistry() {
+  static DialectRegistry registry = [] {
+    DialectRegistry r;
+    registerAllDialects(r);
+    registerAllExtensions(r);
+    registerAllToLLVMIRTranslations(r);
+    return r;
+  }();
+  return registry;
+}
+
+llvm::FailureOr<OwningOpRef<ModuleOp>> lowerClone(ModuleOp module, const JitTarget &target) {
+  MLIRContext *ctx = module->getContext();
+  ctx->appendDialectRegistry(*target.registry);
+  ctx->loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> lowered = module.clone();
+  PassManager pm(ctx, ModuleOp::getOperationName());
+  target.buildPipeline(pm);
+  if (failed(pm.run(*lowered)))
+    return failure();
+  return lowered;
+}
+
+llvm::FailureOr<std::unique_ptr<ExecutionEngine>>
+createEngine(ModuleOp lowered, const JitTarget &target, Location loc) {
+  static bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)initialized;
+  // The options hold a function_ref: the transformer outlives create().
+  auto transformer = makeOptimizingTransformer(target.optLevel, 0, nullptr);
+  ExecutionEngineOptions options;
+  options.transformer = transformer;
+  options.jitCodeGenOptLevel = target.optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
+                                                    : llvm::CodeGenOptLevel::Default;
+  llvm::SmallVector<llvm::StringRef> libs{COTANGENT_C_RUNNER_UTILS};
+  options.sharedLibPaths = libs;
+  auto engine = ExecutionEngine::create(lowered, options);
+  if (!engine)
+    return emitError(loc, "JIT compilation failed: ") << llvm::toString(engine.takeError()),
+           failure();
+  const RuntimeSymbols &symbols = target.symbols;
+  (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    auto bind = [&](llvm::StringRef name, void *address) {
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                             llvm::JITSymbolFlags::Exported};
+    };
+    bind("_mlir_memref_to_llvm_alloc", symbols.alloc);
+    bind("_mlir_memref_to_llvm_free", symbols.free);
+    bind("_mlir_ciface_cotangent_batch_matmul_f32", symbols.batchMatmulF32);
+    bind("_mlir_ciface_cotangent_batch_matmul_f64", symbols.batchMatmulF64);
+    for (const auto &[name, address] : symbols.more)
+      bind(name, address);
+    return map;
+  });
+  return std::move(*engine);
+}
+
+} // namespace cotangent::host

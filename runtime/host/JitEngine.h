@@ -1,0 +1,73 @@
+//===- JitEngine.h - lowering a jx module and JIT-compiling it --*- C++ -*-===//
+//
+// Both runtimes compile a jx module the same way: register what the
+// lowering needs on the module's context, lower a clone with their
+// pipeline, and JIT-compile the LLVM dialect through mlir::ExecutionEngine
+// with the runtime's entry points bound to the names compiled code calls.
+// A JitTarget says what differs: the pipeline, the registry, the
+// optimization level and the entry points.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COTANGENT_RUNTIME_HOST_JITENGINE_H
+#define COTANGENT_RUNTIME_HOST_JITENGINE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mlir {
+class ExecutionEngine;
+class OpPassManager;
+} // namespace mlir
+
+namespace cotangent::host {
+
+/// What compiled code calls into. Every lowering allocates through the
+/// hooks of finalize-memref-to-llvm and calls jx-matmul-to-blas's batched
+/// matmuls; a runtime may bind more names (the CUDA runtime's mgpu*).
+struct RuntimeSymbols {
+  void *alloc = nullptr;          ///< `_mlir_memref_to_llvm_alloc(uint64_t bytes)`
+  void *free = nullptr;           ///< `_mlir_memref_to_llvm_free(void *)`
+  void *batchMatmulF32 = nullptr; ///< `_mlir_ciface_cotangent_batch_matmul_f32`
+  void *batchMatmulF64 = nullptr; ///< `_mlir_ciface_cotangent_batch_matmul_f64`
+  std::vector<std::pair<std::string, void *>> more;
+};
+
+/// How one runtime lowers and JIT-compiles jx modules.
+struct JitTarget {
+  /// Where the code runs, as diagnostics name it: "the CPU", "the GPU".
+  std::string deviceName;
+  /// Dialects, extensions and translations the pipeline needs.
+  const mlir::DialectRegistry *registry = nullptr;
+  /// Appends the lowering of jx to the LLVM dialect.
+  std::function<void(mlir::OpPassManager &)> buildPipeline;
+  /// LLVM's optimization level for the JIT (3 also selects aggressive codegen).
+  unsigned optLevel = 3;
+  RuntimeSymbols symbols;
+};
+
+/// All dialects, extensions and LLVM IR translations: what the CPU lowering
+/// needs (the GPU one adds its own translations to a copy).
+const mlir::DialectRegistry &loweringRegistry();
+
+/// A clone of `module` lowered for `target`; diagnostics go to the module's
+/// context.
+llvm::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> lowerClone(mlir::ModuleOp module,
+                                                              const JitTarget &target);
+
+/// JIT-compiles the lowered module with `target`'s entry points bound and
+/// MLIR's C runner utils loaded (memrefCopy); the global initializers do not
+/// run yet. Emits "JIT compilation failed: ..." at `loc` on error.
+llvm::FailureOr<std::unique_ptr<mlir::ExecutionEngine>>
+createEngine(mlir::ModuleOp lowered, const JitTarget &target, mlir::Location loc);
+
+} // namespace cotangent::host
+
+#endif // COTANGENT_RUNTIME_HOST_JITENGINE_H

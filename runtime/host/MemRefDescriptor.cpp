@@ -1,0 +1,67 @@
+//===- MemRefDescriptor.cpp - building and reading memref descriptors -----===//
+//
+// Arguments get row-major descriptors over one buffer (offset 0); results
+// may be any strided view the lowering chose (a transpose, a slice of a
+// larger buffer), so reading one walks its strides unless they are the
+// row-major ones, where one memcpy does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/host/MemRefDescriptor.h"
+
+#include <cstring>
+
+namespace cotangent::host {
+
+int64_t bufferBytes(mlir::RankedTensorType type) {
+  return type.getNumElements() *
+         interp::getElementByteWidth(*interp::getElementKind(type.getElementType()));
+}
+
+MemRefDescriptor MemRefDescriptor::contiguous(void *data, llvm::ArrayRef<int64_t> shape) {
+  int64_t rank = static_cast<int64_t>(shape.size());
+  std::vector<int64_t> words(numWords(rank));
+  words[0] = words[1] = reinterpret_cast<int64_t>(data);
+  words[2] = 0;
+  for (int64_t i = rank - 1, stride = 1; i >= 0; --i) {
+    words[3 + i] = shape[i];
+    words[3 + rank + i] = stride;
+    stride *= shape[i];
+  }
+  return MemRefDescriptor(std::move(words), rank);
+}
+
+MemRefDescriptor::MemRefDescriptor(const int64_t *words, int64_t rank)
+    : words(words, words + numWords(rank)), rank(rank) {}
+
+Tensor MemRefDescriptor::read(mlir::RankedTensorType type) const {
+  Tensor t(type);
+  int64_t width = interp::getElementByteWidth(t.getElementKind());
+  const char *base = static_cast<const char *>(aligned()) + offset() * width;
+  llvm::ArrayRef<int64_t> steps = strides();
+  int64_t n = type.getNumElements();
+  // Row-major strides (any stride along a size-1 dimension) make one copy.
+  bool contiguous = true;
+  for (int64_t i = rank - 1, expected = 1; i >= 0; --i) {
+    if (type.getDimSize(i) != 1 && steps[i] != expected)
+      contiguous = false;
+    expected *= type.getDimSize(i);
+  }
+  char *out = t.data();
+  if (contiguous) {
+    if (n > 0)
+      std::memcpy(out, base, n * width);
+    return t;
+  }
+  for (int64_t flat = 0; flat < n; ++flat) {
+    int64_t rest = flat, element = 0;
+    for (int64_t i = rank - 1; i >= 0; --i) {
+      element += (rest % type.getDimSize(i)) * steps[i];
+      rest /= type.getDimSize(i);
+    }
+    std::memcpy(out + flat * width, base + element * width, width);
+  }
+  return t;
+}
+
+} // namespace cotangent::host

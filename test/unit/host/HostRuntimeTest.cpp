@@ -1,0 +1,191 @@
+//===- HostRuntimeTest.cpp - the runtime both devices share ---------------===//
+//
+// The pieces of runtime/host on their own (byte counting, descriptors, BLAS
+// layouts, the split contract), and its split with offloaded residuals: a
+// CPU module whose device keeps pinned_host residuals in malloc'd memory
+// runs the path the CUDA runtime takes with pinned host memory, so it is
+// checked on machines without a GPU: the same gradients as the plain CPU
+// module, the offloaded bytes out of the residual bytes, nothing leaked.
+//
+//===----------------------------------------------------------------------===//
+
+#include "test/unit/cpu/Compare.h"
+
+#include "passes/Passes.h"
+#include "runtime/cpu/MemoryHooks.h"
+#include "runtime/host/ByteCounter.h"
+#include "runtime/host/SplitContract.h"
+#include "runtime/host/StridedMatrix.h"
+
+#include "mlir/Pass/PassManager.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace cotangent;
+using namespace cotangent::test;
+using host::MemoryKind;
+using host::MemRefDescriptor;
+
+namespace {
+
+mlir::OwningOpRef<mlir::ModuleOp> loadDifferentiated(const std::string &name) {
+  auto module =
+      mlir::parseSourceFile<mlir::ModuleOp>(COTANGENT_GPU_INPUTS "/" + name + ".mlir", &context());
+  REQUIRE(module);
+  mlir::PassManager pm(&context());
+  pm.addPass(mlir::cotangent::createJxVjpPass());
+  pm.addPass(mlir::cotangent::createJxRematPass());
+  REQUIRE(mlir::succeeded(pm.run(*module)));
+  return module;
+}
+
+/// The CPU runtime, except that residuals marked pinned_host wait in
+/// malloc'd memory outside the hooks' count.
+class OffloadingCpuModule : public cpu::CpuModule {
+public:
+  static std::unique_ptr<OffloadingCpuModule> compile(mlir::ModuleOp module) {
+    std::unique_ptr<OffloadingCpuModule> compiled(new OffloadingCpuModule());
+    REQUIRE(mlir::succeeded(compiled->load(module, cpu::cpuTarget())));
+    return compiled;
+  }
+  int numOffloaded = 0, numReloaded = 0, numDiscarded = 0;
+
+protected:
+  bool offloads(MemoryKind kind) const override { return kind == MemoryKind::PinnedHost; }
+  llvm::FailureOr<MemRefDescriptor> offload(mlir::RankedTensorType type,
+                                            const MemRefDescriptor &residual,
+                                            MemoryKind) override {
+    Tensor elements = residual.read(type);
+    void *copy = std::malloc(std::max<int64_t>(elements.getByteSize(), 1));
+    std::memcpy(copy, elements.data(), elements.getByteSize());
+    ++numOffloaded;
+    return MemRefDescriptor::contiguous(copy, type.getShape());
+  }
+  llvm::FailureOr<MemRefDescriptor> reload(mlir::RankedTensorType type,
+                                           const MemRefDescriptor &offloaded) override {
+    int64_t bytes = host::bufferBytes(type);
+    void *block = _mlir_memref_to_llvm_alloc(bytes);
+    std::memcpy(block, offloaded.allocated(), bytes);
+    ++numReloaded;
+    return MemRefDescriptor::contiguous(block, type.getShape());
+  }
+  void discard(const MemRefDescriptor &offloaded) override {
+    std::free(offloaded.allocated());
+    ++numDiscarded;
+  }
+};
+
+} // namespace
+
+TEST_CASE("ByteCounter: live, peak and the blocks it knows", "[host]") {
+  host::ByteCounter counter;
+  int a, b;
+  counter.allocated(&a, 100);
+  counter.allocated(&b, 50);
+  CHECK(counter.live() == 150);
+  CHECK(counter.sizeOf(&b) == 50);
+  CHECK(counter.freed(&a));
+  CHECK_FALSE(counter.freed(&a));
+  CHECK(counter.sizeOf(&a) == -1);
+  CHECK(counter.live() == 50);
+  CHECK(counter.peak() == 150);
+  counter.resetPeak();
+  CHECK(counter.peak() == 50);
+}
+
+TEST_CASE("matrixLayout: what a BLAS can read of a strided matrix", "[host]") {
+  auto layout = [](int64_t rows, int64_t cols, int64_t rowStride, int64_t colStride) {
+    host::MatrixLayout l = host::matrixLayout(rows, cols, rowStride, colStride);
+    return std::make_tuple(l.ok, l.columnMajor, l.ld);
+  };
+  CHECK(layout(3, 4, 4, 1) == std::make_tuple(true, false, 4));  // row-major
+  CHECK(layout(3, 4, 10, 1) == std::make_tuple(true, false, 10)); // rows of a wider buffer
+  CHECK(layout(3, 4, 1, 3) == std::make_tuple(true, true, 3));   // a transpose
+  CHECK(layout(3, 1, 5, 7) == std::make_tuple(true, false, 5));  // one column: its stride is moot
+  CHECK(layout(1, 4, 0, 1) == std::make_tuple(true, false, 4));  // one row: likewise
+  CHECK(layout(4, 1, 1, 0) == std::make_tuple(true, false, 1));
+  CHECK(std::get<0>(layout(3, 4, 0, 1)) == false); // broadcast rows
+  CHECK(std::get<0>(layout(3, 4, 8, 2)) == false); // neither dimension contiguous
+  CHECK(std::get<0>(layout(3, 4, 2, 1)) == false); // overlapping rows
+}
+
+TEST_CASE("MemRefDescriptor reads contiguous and strided views", "[host]") {
+  auto type = mlir::RankedTensorType::get({2, 3}, mlir::Float32Type::get(&context()));
+  float data[] = {0, 1, 2, 3, 4, 5};
+  Tensor whole = MemRefDescriptor::contiguous(data, type.getShape()).read(type);
+  for (int64_t i = 0; i < 6; ++i)
+    CHECK(whole.getDouble(i) == i);
+  // The transpose of `data` as a (3 x 2) view: strides (1, 3).
+  auto transposed = mlir::RankedTensorType::get({3, 2}, type.getElementType());
+  int64_t words[] = {reinterpret_cast<int64_t>(data), reinterpret_cast<int64_t>(data), 0, 3, 2,
+                     1, 3};
+  Tensor t = MemRefDescriptor(words, 2).read(transposed);
+  std::vector<double> expected = {0, 3, 1, 4, 2, 5};
+  for (int64_t i = 0; i < 6; ++i)
+    CHECK(t.getDouble(i) == expected[i]);
+  CHECK(host::bufferBytes(transposed) == 24);
+}
+
+TEST_CASE("the split contract as the runtimes read it", "[host]") {
+  auto module = loadDifferentiated("mlp-offload");
+  auto split = host::findSplit(*module, "mlp");
+  REQUIRE(split);
+  CHECK(split->primal.getName() == "mlp");
+  CHECK(split->fwd.getName() == host::splitNamesOf("mlp").fwd);
+  CHECK(split->bwd.getName() == host::splitNamesOf("mlp").bwd);
+  CHECK_FALSE(host::findSplit(*module, "missing"));
+  int pinned = 0;
+  for (unsigned i = 0; i < split->fwd.getNumResults(); ++i)
+    pinned += host::memoryKindOfResult(split->fwd, i) == MemoryKind::PinnedHost;
+  CHECK(pinned == 1);
+}
+
+TEST_CASE("offloaded residuals leave the residual bytes and come back intact", "[host]") {
+  auto module = loadDifferentiated("mlp-offload");
+  auto primal = module->lookupSymbol<mlir::func::FuncOp>("mlp");
+  auto args = randomArgs(primal, 3, false);
+  auto outType = mlir::cast<mlir::RankedTensorType>(primal.getResultTypes()[0]);
+  std::vector<Tensor> cotangents = {
+      Tensor::fromDoubles(outType, std::vector<double>(outType.getNumElements(), 1.0))};
+
+  auto plain = cpu::CpuModule::compile(*module);
+  REQUIRE(mlir::succeeded(plain));
+  auto offloading = OffloadingCpuModule::compile(*module);
+  int64_t liveBefore = cpu::allocationCounter().live();
+  auto expected = (*plain)->runSplit("mlp", args, cotangents);
+  auto actual = offloading->runSplit("mlp", args, cotangents);
+  REQUIRE(mlir::succeeded(expected));
+  REQUIRE(mlir::succeeded(actual));
+
+  CHECK(expected->offloadedBytes == 0);
+  CHECK(actual->offloadedBytes == 8 * 32 * 4); // the pre-activation f32[8,32]
+  CHECK(actual->residualBytes == expected->residualBytes - actual->offloadedBytes);
+  CHECK(actual->numResiduals == expected->numResiduals);
+  CHECK(offloading->numOffloaded == 1);
+  CHECK(offloading->numReloaded == 1);
+  CHECK(offloading->numDiscarded == 1);
+  CHECK(cpu::allocationCounter().live() == liveBefore);
+  REQUIRE(actual->outputs.size() == expected->outputs.size());
+  REQUIRE(actual->gradients.size() == expected->gradients.size());
+  for (auto [a, e] : llvm::zip(actual->outputs, expected->outputs))
+    requireClose(a, e, reductionTolerance());
+  for (auto [a, e] : llvm::zip(actual->gradients, expected->gradients))
+    requireClose(a, e, reductionTolerance());
+}
+
+TEST_CASE("a split that is not there, or given the wrong cotangents, is an error", "[host]") {
+  auto module = loadDifferentiated("seed-g-f");
+  auto compiled = cpu::CpuModule::compile(*module);
+  REQUIRE(mlir::succeeded(compiled));
+  std::string errors;
+  mlir::ScopedDiagnosticHandler capture(&context(), [&](mlir::Diagnostic &diag) {
+    errors += diag.str() + "\n";
+    return mlir::success();
+  });
+  CHECK(mlir::failed((*compiled)->runSplit("g", {}, {})));
+  CHECK(errors.find("no @g_fwd / @g_bwd pair (run --jx-vjp first)") != std::string::npos);
+  auto args = randomArgs(module->lookupSymbol<mlir::func::FuncOp>("f"), 1, false);
+  CHECK(mlir::failed((*compiled)->runSplit("f", args, {})));
+  CHECK(errors.find("@f has 1 outputs but 0 cotangents were given") != std::string::npos);
+}
