@@ -1,0 +1,170 @@
+//===- MinimumCut.cpp - the least residual bytes of a remat region --------===//
+//
+// Builds the flow network of MinimumCut.h and cuts it with Boost.Graph's
+// Boykov-Kolmogorov max flow. Every value v is split into v.in -> v.out with
+// capacity bytes(v) (0 when it is saved anyway); an op the backward may
+// recompute links each operand's out to each result's in with infinite
+// capacity; region inputs and values the backward may not recompute are fed
+// from the source; needed values drain into the sink. The saved set is the
+// values whose in-node the source still reaches in the residual graph and
+// whose out-node it does not.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/remat/MinimumCut.h"
+
+#include "dialects/jx/JxOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/boykov_kolmogorov_max_flow.hpp>
+
+#include <deque>
+
+using namespace mlir;
+using namespace mlir::cotangent;
+
+namespace {
+
+using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
+using Graph = boost::adjacency_list<
+    boost::vecS, boost::vecS, boost::directedS,
+    boost::property<boost::vertex_index_t, long,
+                    boost::property<boost::vertex_color_t, boost::default_color_type,
+                                    boost::property<boost::vertex_distance_t, long,
+                                                    boost::property<boost::vertex_predecessor_t,
+                                                                    Traits::edge_descriptor>>>>,
+    boost::property<boost::edge_capacity_t, int64_t,
+                    boost::property<boost::edge_residual_capacity_t, int64_t,
+                                    boost::property<boost::edge_reverse_t,
+                                                    Traits::edge_descriptor>>>>;
+using Vertex = Traits::vertex_descriptor;
+
+int64_t bytesOf(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape())
+    return 0;
+  return type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+}
+
+class Network {
+public:
+  Network() : source(boost::add_vertex(graph)), sink(boost::add_vertex(graph)) {}
+
+  /// The (in, out) pair of `v`, made on first use.
+  std::pair<Vertex, Vertex> nodes(Value v) {
+    auto [it, fresh] = index.try_emplace(v);
+    if (fresh) {
+      it->second = {boost::add_vertex(graph), boost::add_vertex(graph)};
+      values.push_back(v);
+    }
+    return it->second;
+  }
+
+  void addEdge(Vertex from, Vertex to, int64_t capacity) {
+    auto forward = boost::add_edge(from, to, graph).first;
+    auto backward = boost::add_edge(to, from, graph).first;
+    boost::put(boost::edge_capacity, graph, forward, capacity);
+    boost::put(boost::edge_capacity, graph, backward, 0);
+    boost::put(boost::edge_reverse, graph, forward, backward);
+    boost::put(boost::edge_reverse, graph, backward, forward);
+  }
+
+  /// Cuts the network; returns the values whose split edge is cut.
+  llvm::DenseSet<Value> cut() {
+    boost::boykov_kolmogorov_max_flow(graph, source, sink);
+    // What the source reaches through edges with capacity left.
+    auto residual = boost::get(boost::edge_residual_capacity, graph);
+    std::vector<bool> reached(boost::num_vertices(graph));
+    std::deque<Vertex> queue{source};
+    reached[source] = true;
+    while (!queue.empty()) {
+      Vertex u = queue.front();
+      queue.pop_front();
+      for (auto [e, end] = boost::out_edges(u, graph); e != end; ++e) {
+        Vertex v = boost::target(*e, graph);
+        if (!reached[v] && residual[*e] > 0) {
+          reached[v] = true;
+          queue.push_back(v);
+        }
+      }
+    }
+    llvm::DenseSet<Value> saved;
+    for (Value v : values) {
+      auto [in, out] = index.lookup(v);
+      if (reached[in] && !reached[out])
+        saved.insert(v);
+    }
+    return saved;
+  }
+
+  Graph graph;
+  Vertex source, sink;
+
+private:
+  llvm::DenseMap<Value, std::pair<Vertex, Vertex>> index;
+  std::vector<Value> values;
+};
+
+} // namespace
+
+bool mlir::cotangent::isCheapToRecompute(Operation *op, bool dots) {
+  if (op->getNumRegions() != 0)
+    return false;
+  if (op->hasTrait<OpTrait::Elementwise>() || op->hasTrait<OpTrait::ConstantLike>())
+    return true;
+  if (isa<jx::SelectNOp, jx::ReshapeOp, jx::BroadcastInDimOp, jx::TransposeOp, jx::SqueezeOp,
+          jx::ExpandDimsOp, jx::SliceOp, jx::CheckpointNameOp, jx::IotaOp>(op))
+    return true;
+  return dots && isa<jx::DotGeneralOp>(op);
+}
+
+llvm::DenseSet<Value> mlir::cotangent::minimumResidualCut(const ResidualCutProblem &problem) {
+  Network net;
+  // Infinite: more than all the bytes together, so that no cut takes it.
+  int64_t infinite = 1;
+  for (Operation &op : *problem.body)
+    for (Value r : op.getResults())
+      infinite += bytesOf(r);
+  for (BlockArgument arg : problem.body->getArguments())
+    infinite += bytesOf(arg);
+
+  // A value's nodes, joined by its bytes the first time it is seen.
+  llvm::DenseSet<Value> seen;
+  auto split = [&](Value v) {
+    auto nodes = net.nodes(v);
+    if (seen.insert(v).second)
+      net.addEdge(nodes.first, nodes.second, problem.savedAnyway(v) ? 0 : bytesOf(v));
+    return nodes;
+  };
+
+  for (Operation &op : *problem.body) {
+    if (!problem.inRegion(&op))
+      continue;
+    bool redo = problem.recomputable(&op);
+    for (Value result : op.getResults()) {
+      auto [in, out] = split(result);
+      if (!redo) {
+        net.addEdge(net.source, in, infinite);
+        continue;
+      }
+      for (Value operand : op.getOperands()) {
+        auto [opIn, opOut] = split(operand);
+        net.addEdge(opOut, in, infinite);
+        Operation *def = operand.getDefiningOp();
+        if (!def || !problem.inRegion(def))
+          net.addEdge(net.source, opIn, infinite); // a region input
+      }
+    }
+  }
+  for (Value v : problem.needed) {
+    auto [in, out] = split(v);
+    Operation *def = v.getDefiningOp();
+    if (!def || !problem.inRegion(def))
+      net.addEdge(net.source, in, infinite);
+    net.addEdge(out, net.sink, infinite);
+  }
+  return net.cut();
+}
