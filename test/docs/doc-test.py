@@ -39,7 +39,9 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
-FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([^`\s]*)(.*)$")
+# CommonMark's fences: up to three spaces of indentation, and no backtick in the
+# info string of a backtick fence (so "```` ```sh ````" in prose is not one).
+FENCE = re.compile(r"^( {0,3})(`{3,}(?=[^`]*$)|~{3,})\s*(\S*)(.*)$")
 MARKER = re.compile(r"^\s*<!--\s*doc-test:\s*(.*?)\s*-->\s*$")
 HEREDOC = re.compile(r"(?<!<)<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 ELISION = "[...]"
@@ -83,8 +85,9 @@ def parse_blocks(root, rel):
             start, i = i, i + 1
             body = []
             while i < len(lines):
-                close = lines[i].strip()
-                if close.startswith(fence[0] * len(fence)) and not close.strip(fence[0]):
+                close = lines[i]
+                if (len(close) - len(close.lstrip(" ")) <= 3 and
+                        close.strip().startswith(fence) and not close.strip().strip(fence[0])):
                     break
                 body.append(lines[i][len(indent):] if lines[i].startswith(indent) else lines[i])
                 i += 1
