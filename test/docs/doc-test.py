@@ -211,7 +211,7 @@ class Runner:
         for var in ("COLUMNS", "LINES", "COTANGENT_ROUNDTRIP"):
             self.env.pop(var, None)
         self.outputs, self.help_flags = {}, {}
-        self.failures, self.checked, self.commands, self.skipped = 0, 0, 0, []
+        self.failures, self.commands, self.skipped = 0, 0, []
 
     def close(self):
         shutil.rmtree(self.view, ignore_errors=True)
@@ -265,7 +265,6 @@ class Runner:
         return False
 
     def check_session(self, block):
-        ok = True
         for command in parse_session(block):
             where = f"{block.path}:{command.line}"
             if self.verbose:
@@ -279,8 +278,7 @@ class Runner:
                     (command.expected_at, count, actual))
                 print(f"updated {where}")
                 continue
-            ok &= self.compare(where, command.expected, actual)
-        return ok
+            self.compare(where, command.expected, actual)
 
     def write_updates(self):
         for rel, edits in self.updates.items():
@@ -299,14 +297,26 @@ class Runner:
         expected = [ELISION] + trim(block.lines) + [ELISION]
         actual = self.run(command, where)
         if matches(expected, actual):
-            return True
-        # No diff against the whole output: show what it printed around the first line.
-        first = next((k for k, a in enumerate(actual) if block.lines and
-                      line_matches(block.lines[0].rstrip(), a)), None)
-        context = actual[first:first + len(block.lines) + 2] if first is not None else actual[:20]
+            return
+        # Diff against the stretch of output that matches the most leading lines
+        # (then the most text).
+        want = trim(block.lines)
+
+        def agreeing(k):
+            n = 0
+            while n < len(want) and k + n < len(actual) and line_matches(want[n], actual[k + n]):
+                n += 1
+            return n
+
+        def likeness(k):
+            window = actual[k:k + len(want)]
+            text = difflib.SequenceMatcher(None, "\n".join(want), "\n".join(window))
+            return agreeing(k), text.ratio()
+
+        best = max(range(len(actual)), key=likeness, default=0)
+        context = actual[best:best + len(want)]
         self.fail(where, f"the excerpt is not in the output of `{command}`\n" +
-                  diff(trim(block.lines), context, where))
-        return False
+                  diff(want, context, where))
 
     def flags_of(self, tool):
         """The flags a tool's --help-hidden lists (without dashes or values)."""
@@ -321,7 +331,6 @@ class Runner:
 
     def check_listing(self, block):
         """Programs named in a listing exist; flags given to Cotangent's tools exist."""
-        ok = True
         for k, line in enumerate(block.lines):
             where = f"{block.path}:{block.line + 1 + k}"
             try:
@@ -344,37 +353,40 @@ class Runner:
                 program, rest = segment[0], segment[1:]
                 if "/" in program and not os.path.exists(os.path.join(self.view, program)):
                     self.fail(where, f"{program} does not exist")
-                    ok = False
                 tool = TOOL.search(program)
                 for word in rest if tool else []:
                     if word.startswith("-") and len(word) > 1:
                         if word.lstrip("-").split("=")[0] not in self.flags_of(tool.group(2)):
                             self.fail(where, f"{tool.group(2)} has no flag {word.split('=')[0]}")
-                            ok = False
-        return ok
 
     def check(self, block):
+        """Checks one block; returns its kind (None: not a command block)."""
         marker = block.marker
         session = block.lang == "sh" and any(line.startswith("$ ") for line in block.lines)
         if marker and marker.startswith("output of "):
-            return self.check_excerpt(block, marker[len("output of "):].strip().strip("`"))
+            self.check_excerpt(block, marker[len("output of "):].strip().strip("`"))
+            return "excerpt"
         if marker and marker.startswith("not run"):
             reason = marker[len("not run"):].lstrip(":, ").strip()
             if not reason:
                 raise DocError(f"{block.path}:{block.marker_line}: `not run` needs a reason")
             self.skipped.append(f"{block.path}:{block.line}: {reason}")
-            return self.check_listing(block) if block.lang == "sh" else True
+            if block.lang == "sh":
+                self.check_listing(block)  # its programs and flags still exist
+            return "not run"
         if marker:
             raise DocError(f"{block.path}:{block.marker_line}: unknown doc-test marker "
                            f"'{marker}' (output of COMMAND, or not run: REASON)")
         if session:
-            return self.check_session(block)
+            self.check_session(block)
+            return "session"
         if block.lang in SHELLISH and any(line.startswith("$ ") for line in block.lines):
             raise DocError(f"{block.path}:{block.line}: a session with `$ ` lines must be a "
                            "```sh block, or it is not run")
         if block.lang == "sh":
-            return self.check_listing(block)
-        return None  # not a command block
+            self.check_listing(block)
+            return "listing"
+        return None
 
 
 def main():
@@ -393,34 +405,34 @@ def main():
         os.path.join("docs", f) for f in os.listdir(os.path.join(args.root, "docs"))
         if f.endswith(".md"))
     runner = Runner(args.root, args.build, args.timeout, args.verbose, args.update)
-    kinds = {"session": 0, "excerpt": 0, "listing": 0}
+    kinds = {"session": 0, "excerpt": 0, "listing": 0, "not run": 0}
     try:
         for rel in files:
             if args.verbose:
                 print(rel)
-            for block in parse_blocks(args.root, rel):
-                result = runner.check(block)
-                if result is None:
+            try:
+                blocks = parse_blocks(args.root, rel)
+            except DocError as e:
+                runner.fail(str(e).split(": ", 1)[0], str(e).split(": ", 1)[1])
+                continue
+            for block in blocks:
+                try:
+                    kind = runner.check(block)
+                except DocError as e:
+                    runner.fail(str(e).split(": ", 1)[0], str(e).split(": ", 1)[1])
                     continue
-                runner.checked += 1
-                if block.marker and block.marker.startswith("output of "):
-                    kinds["excerpt"] += 1
-                elif block.marker or not any(l.startswith("$ ") for l in block.lines):
-                    kinds["listing"] += 1
-                else:
-                    kinds["session"] += 1
-    except DocError as e:
-        print(f"FAIL {e}")
-        runner.failures += 1
+                if kind:
+                    kinds[kind] += 1
     finally:
         runner.close()
     runner.write_updates()
     for skip in runner.skipped:
         print(f"not run: {skip}")
-    print(f"doc-test: {runner.checked} blocks checked in {len(files)} files "
-          f"({kinds['session']} sessions, {kinds['excerpt']} excerpts, {kinds['listing']} "
-          f"listings; {runner.commands} commands run, {len(runner.skipped)} blocks not run), "
-          f"{runner.failures} failed")
+    checked = kinds["session"] + kinds["excerpt"] + kinds["listing"]
+    print(f"doc-test: {checked} blocks checked in {len(files)} files ({kinds['session']} "
+          f"sessions, {kinds['excerpt']} excerpts, {kinds['listing']} listings; "
+          f"{runner.commands} commands run), {kinds['not run']} not run, "
+          f"{runner.failures} failures")
     return 1 if runner.failures else 0
 
 
