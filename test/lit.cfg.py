@@ -20,6 +20,7 @@ tools = ["cotangent-opt", "cotangent-run", "cotangent-interpret", "cotangent-dem
 llvm_config.add_tool_substitutions(
     [ToolSubst(t, unresolved="ignore") for t in tools], tool_dirs)
 config.substitutions.append(("%src_root", config.cotangent_src_root))
+config.substitutions.append(("%obj_root", config.cotangent_obj_root))
 
 # test/gpu assembles the PTX of --jx-to-nvvm with the CUDA toolkit's ptxas.
 if os.path.exists(os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "ptxas")):
