@@ -17,6 +17,7 @@ checked. Python's standard library only.
 """
 
 import argparse
+import importlib.util
 import os
 import re
 import subprocess
@@ -45,21 +46,20 @@ def own_flags(text, tool):
     return own | GENERIC
 
 
-def pass_options(text):
-    """{jx pass or pipeline: [its options]} from cotangent-opt's --help."""
-    passes, current, indent = {}, None, 0
-    for line in text.splitlines():
-        m = re.match(r"^(\s*)--?([\w-]+)", line)
-        if not m:
-            continue
-        width = len(m.group(1))
-        if m.group(2).startswith("jx-"):
-            current, indent = m.group(2), width
-            passes.setdefault(current, [])
-        elif current and width > indent:
-            passes[current].append(m.group(2))
+def pass_options(root, text):
+    """{jx pass or pipeline: [its options]} from cotangent-opt's --help, read by the
+    same code that writes the generated reference (docs/generate-tool-help.py)."""
+    spec = importlib.util.spec_from_file_location(
+        "generate_tool_help", os.path.join(root, "docs", "generate-tool-help.py"))
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    passes, current = {}, None
+    for indent, flag, _ in generator.jx_passes(text):
+        name = re.match(r"--?([\w-]+)", flag).group(1)
+        if indent == 0:
+            current = passes.setdefault(name, [])
         else:
-            current = None
+            current.append(name)
     return passes
 
 
@@ -113,7 +113,7 @@ def main():
             if flag not in existing:
                 problems.append(f"{tool}: docs/cli.md names --{flag}, which --help does not list")
         if tool == "cotangent-opt":
-            options = pass_options(text)
+            options = pass_options(args.root, text)
             required = set(options) | GENERIC
             for name, opts in sorted(options.items()):
                 row = named.get(name, "")
