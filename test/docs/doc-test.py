@@ -330,8 +330,12 @@ class Runner:
         return self.help_flags[tool]
 
     def check_listing(self, block):
-        """Programs named in a listing exist; flags given to Cotangent's tools exist."""
-        for k, line in enumerate(block.lines):
+        """Programs named in a listing exist; flags given to Cotangent's tools exist.
+        In a session that is not run, only its `$ ` lines are commands."""
+        lines = block.lines
+        if any(line.startswith("$ ") for line in lines):
+            lines = [line[2:] if line.startswith("$ ") else "" for line in lines]
+        for k, line in enumerate(lines):
             where = f"{block.path}:{block.line + 1 + k}"
             try:
                 words = shlex.split(line, comments=True)
