@@ -59,8 +59,8 @@ def main():
         if tool == "cotangent-opt":
             entries = jx_passes(text)
             width = max(indent + len(flag) for indent, flag, _ in entries) + 2
-            out += ["Cotangent's passes and pipelines (cotangent-opt --help lists every MLIR flag):",
-                    ""]
+            out += ["Cotangent's passes and pipelines (cotangent-opt --help lists every MLIR "
+                    "flag):", ""]
             out += [(" " * indent + flag).ljust(width) + "- " + desc
                     for indent, flag, desc in entries]
         else:

@@ -63,7 +63,8 @@ static cl::opt<std::string>
              cl::value_desc("file"), cl::init(bench::inBuildDir("cotangent-demo-policies.png")));
 static cl::opt<std::string>
     dumpPath(cl::cat(toolOptions), "dump-mlir",
-             cl::desc("also write the no-checkpoint grad step's IR (after --jx-vjp) here"),
+             cl::desc("also write the no-checkpoint grad step's IR, split into forward and "
+                      "backward, here"),
              cl::value_desc("file"), cl::init(""));
 
 namespace {

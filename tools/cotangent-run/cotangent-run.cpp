@@ -202,7 +202,8 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
       return emitError(loc) << "--target=cuda needs --fn NAME";
     return success(::cotangent::cuda::runOnCuda(*module, fnName, args, split, llvm::outs()) == 0);
 #else
-    return emitError(loc) << "--target=cuda: this build has no CUDA runtime (CUDA toolkit not found)";
+    return emitError(loc)
+           << "--target=cuda: this build has no CUDA runtime (CUDA toolkit not found)";
 #endif
   }
   auto compiled = ::cotangent::cpu::CpuModule::compile(*module);
