@@ -19,6 +19,7 @@
 #include "bench/MlpModel.h"
 #include "bench/PlotScript.h"
 #include "bench/PolicyFigures.h"
+#include "tools/common/CommandLine.h"
 #include "tracer/Autodiff.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -42,26 +43,30 @@ namespace {
 enum class Benchmark { Dot, Mlp };
 
 /// Only the bench's own flags show in --help (libLLVM registers hundreds).
+/// Sizes have ranges: zero would divide by zero or measure nothing, and the
+/// upper bounds keep a run within memory and minutes.
 cl::OptionCategory benchOptions("cotangent-bench options");
-cl::list<Benchmark> benchmarks(
+cl::list<Benchmark, bool, tools::ChoiceParser<Benchmark>> benchmarks(
     cl::cat(benchOptions), "run", cl::CommaSeparated,
-    cl::desc("which benchmarks to run (default: dot,mlp)"),
+    cl::desc("which benchmarks to run, comma-separated (default: dot,mlp)"),
     cl::values(clEnumValN(Benchmark::Dot, "dot", "compiled dot_general against cblas_sgemm"),
                clEnumValN(Benchmark::Mlp, "mlp", "an MLP grad step under each remat policy")));
-cl::opt<unsigned> dotSize(cl::cat(benchOptions), "dot-size", cl::init(1024),
-                          cl::desc("n of the n x n x n dot_general (default 1024)"));
-cl::opt<unsigned> layers(cl::cat(benchOptions), "layers", cl::init(8),
-                         cl::desc("MLP layers (default 8)"));
-cl::opt<unsigned> width(cl::cat(benchOptions), "width", cl::init(1024),
-                        cl::desc("MLP width (default 1024)"));
-cl::opt<unsigned> batch(cl::cat(benchOptions), "batch", cl::init(256),
-                        cl::desc("MLP batch size (default 256)"));
+tools::UnsignedOpt<1, 8192> dotSize(cl::cat(benchOptions), "dot-size", cl::init(1024),
+                                    cl::desc("n of the n x n x n dot_general, 1 to 8192 "
+                                             "(default 1024)"));
+tools::UnsignedOpt<1, 1024> layers(cl::cat(benchOptions), "layers", cl::init(8),
+                                   cl::desc("MLP layers, 1 to 1024 (default 8)"));
+tools::UnsignedOpt<1, 8192> width(cl::cat(benchOptions), "width", cl::init(1024),
+                                  cl::desc("MLP width, 1 to 8192 (default 1024)"));
+tools::UnsignedOpt<1, 8192> batch(cl::cat(benchOptions), "batch", cl::init(256),
+                                  cl::desc("MLP batch size, 1 to 8192 (default 256)"));
 cl::opt<bool> richActivation(
     cl::cat(benchOptions), "sin-tanh", cl::init(false),
     cl::desc("layers of tanh(sin(d) * d) for d = h @ W (four saved activations per layer) "
              "instead of tanh(d)"));
-cl::opt<unsigned> repeats(cl::cat(benchOptions), "repeats", cl::init(3),
-                          cl::desc("timed runs per measurement; the median is shown (default 3)"));
+tools::UnsignedOpt<1, 1000> repeats(cl::cat(benchOptions), "repeats", cl::init(3),
+                                    cl::desc("timed runs per measurement, 1 to 1000; the median "
+                                             "is shown (default 3)"));
 cl::opt<std::string> dataPath(cl::cat(benchOptions), "data",
                               cl::init(bench::inBuildDir("cotangent-bench-policies.json")),
                               cl::desc("write the MLP rows here as JSON "
@@ -201,13 +206,12 @@ int reexecWithoutOpenBlasOverrides(char **argv) {
   return 1;
 }
 
-/// Sizes and counts of zero would divide by zero or measure nothing.
+/// What the parsers cannot check alone.
 bool validFlags() {
-  for (const cl::opt<unsigned> *flag : {&dotSize, &layers, &width, &batch, &repeats}) {
-    if (flag->getValue() == 0) {
-      llvm::errs() << "cotangent-bench: error: --" << flag->ArgStr << " must be at least 1\n";
-      return false;
-    }
+  if (dataPath.empty()) {
+    llvm::errs() << "cotangent-bench: for the --data option: expected a file name (the MLP "
+                    "rows are always written)\n";
+    return false;
   }
   return true;
 }
@@ -215,7 +219,7 @@ bool validFlags() {
 } // namespace
 
 int main(int argc, char **argv) {
-  cl::HideUnrelatedOptions(benchOptions);
+  tools::setUpCommandLine(benchOptions);
   cl::ParseCommandLineOptions(argc, argv,
                               "Cotangent bench: compiled dot_general throughput, and an MLP grad "
                               "step's time and memory under each remat policy\n");

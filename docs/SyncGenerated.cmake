@@ -1,5 +1,6 @@
 # Compares or refreshes docs/generated/, the committed copy of the references
-# the build generates from ODS into build/docs/ (see docs/CMakeLists.txt).
+# the build generates into build/docs/ from ODS and from the tools' --help
+# (see docs/CMakeLists.txt).
 # Run with cmake -P:
 #
 #   -DMODE=check   fail, naming each file, if the copy differs (ctest docs-generated)

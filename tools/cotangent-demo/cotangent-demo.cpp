@@ -16,6 +16,7 @@
 #include "bench/PolicyFigures.h"
 #include "tracer/Autodiff.h"
 #include "runtime/cpu/CpuRuntime.h"
+#include "tools/common/CommandLine.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -30,12 +31,25 @@ using namespace cotangent;
 namespace cl = llvm::cl;
 
 /// Only the tool's own flags show in --help (libLLVM registers hundreds).
+/// Sizes have ranges (a block of 0 layers would never end a loop; 0 repeats
+/// would time nothing); the upper bounds keep a run within memory and minutes.
 static cl::OptionCategory toolOptions("cotangent-demo options");
-static cl::opt<unsigned> layers(cl::cat(toolOptions), "layers", cl::desc("MLP layers"), cl::init(16));
-static cl::opt<unsigned> blockSize(cl::cat(toolOptions), "block", cl::desc("layers per checkpointed block"),
-                                   cl::init(4));
-static cl::opt<unsigned> width(cl::cat(toolOptions), "width", cl::desc("MLP width"), cl::init(256));
-static cl::opt<unsigned> batch(cl::cat(toolOptions), "batch", cl::desc("MLP batch size"), cl::init(512));
+static tools::UnsignedOpt<1, 1024> layers(cl::cat(toolOptions), "layers",
+                                          cl::desc("MLP layers, 1 to 1024 (default 16)"),
+                                          cl::init(16));
+static tools::UnsignedOpt<1, 1024>
+    blockSize(cl::cat(toolOptions), "block",
+              cl::desc("layers per checkpointed block, 1 to --layers (default 4)"), cl::init(4));
+static tools::UnsignedOpt<1, 8192> width(cl::cat(toolOptions), "width",
+                                         cl::desc("MLP width, 1 to 8192 (default 256)"),
+                                         cl::init(256));
+static tools::UnsignedOpt<1, 8192> batch(cl::cat(toolOptions), "batch",
+                                         cl::desc("MLP batch size, 1 to 8192 (default 512)"),
+                                         cl::init(512));
+static tools::UnsignedOpt<1, 1000>
+    repeats(cl::cat(toolOptions), "repeats",
+            cl::desc("timed runs per policy, 1 to 1000; the median is shown (default 3)"),
+            cl::init(3));
 static cl::opt<std::string>
     dataPath(cl::cat(toolOptions), "data",
              cl::desc("write the policy rows (time, peak and residual bytes) here as "
@@ -47,12 +61,11 @@ static cl::opt<std::string>
                       ".pdf; empty: do not draw (default: "
                       "build/cotangent-demo-policies.png)"),
              cl::value_desc("file"), cl::init(bench::inBuildDir("cotangent-demo-policies.png")));
-static cl::opt<std::string> dumpPath(cl::cat(toolOptions), "dump-mlir",
-                                     cl::desc("write the no-checkpoint grad step's IR here"),
-                                     cl::init(""), cl::Hidden);
-static cl::opt<unsigned> repeats(cl::cat(toolOptions), "repeats",
-                                 cl::desc("timed runs per policy; the median is shown (default 3)"),
-                                 cl::init(3));
+static cl::opt<std::string>
+    dumpPath(cl::cat(toolOptions), "dump-mlir",
+             cl::desc("also write the no-checkpoint grad step's IR, split into forward and "
+                      "backward, here"),
+             cl::value_desc("file"), cl::init(""));
 
 namespace {
 
@@ -174,6 +187,11 @@ int mlpTable() {
     if (!dumpPath.empty() && !row.policy) {
       std::error_code ec;
       llvm::raw_fd_ostream os(dumpPath, ec);
+      if (ec) {
+        std::cerr << "cotangent-demo: cannot write " << dumpPath.getValue() << ": " << ec.message()
+                  << "\n";
+        return 1;
+      }
       split.module().print(os);
     }
     std::vector<Residual> residuals = split.saved_residuals();
@@ -229,9 +247,26 @@ int mlpTable() {
 
 } // namespace
 
+/// What the parsers cannot check alone: flags that depend on each other.
+static bool validFlags() {
+  if (blockSize > layers) {
+    llvm::errs() << "cotangent-demo: for the --block option: expected a whole number from 1 to "
+                 << layers << " (--layers), got '" << blockSize << "'\n";
+    return false;
+  }
+  if (dataPath.empty()) {
+    llvm::errs() << "cotangent-demo: for the --data option: expected a file name (the JSON "
+                    "rows are always written)\n";
+    return false;
+  }
+  return true;
+}
+
 int main(int argc, char **argv) {
-  cl::HideUnrelatedOptions(toolOptions);
+  tools::setUpCommandLine(toolOptions);
   cl::ParseCommandLineOptions(argc, argv, "Cotangent demo: the seed example end to end\n");
+  if (!validFlags())
+    return 1;
   try {
     seedStory();
     return mlpTable();

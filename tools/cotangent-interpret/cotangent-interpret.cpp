@@ -14,6 +14,8 @@
 #include "runtime/interpreter/Interpreter.h"
 
 #include "dialects/jx/JxOps.h"
+#include "tools/common/CommandLine.h"
+#include "tools/common/FunctionNames.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -37,16 +39,22 @@ namespace {
 
 /// Only the tool's own flags show in --help (libLLVM registers hundreds).
 static llvm::cl::OptionCategory toolOptions("cotangent-interpret options");
-llvm::cl::opt<std::string> inputFilename(llvm::cl::cat(toolOptions), llvm::cl::Positional, llvm::cl::desc("<input .mlir file>"),
+llvm::cl::opt<std::string> inputFilename(llvm::cl::cat(toolOptions), llvm::cl::Positional,
+                                         llvm::cl::desc("<input .mlir file>"),
                                          llvm::cl::Required);
-llvm::cl::opt<std::string> fnName(llvm::cl::cat(toolOptions), "fn", llvm::cl::desc("The function to run"),
+llvm::cl::opt<std::string> fnName(llvm::cl::cat(toolOptions), "fn",
+                                  llvm::cl::desc("The function to run"),
                                   llvm::cl::value_desc("name"), llvm::cl::Required);
-llvm::cl::list<std::string> argLiterals(llvm::cl::cat(toolOptions), 
-    "arg", llvm::cl::desc("An argument, as a dense attribute literal (repeat, in order)"),
-    llvm::cl::value_desc("literal"));
-llvm::cl::opt<uint64_t> seed(llvm::cl::cat(toolOptions), "seed", llvm::cl::desc("Seed of the arguments not given"),
-                             llvm::cl::init(0));
-llvm::cl::opt<bool> printMemory(llvm::cl::cat(toolOptions), "memory", llvm::cl::desc("Print the live and peak bytes"));
+llvm::cl::list<std::string>
+    argLiterals(llvm::cl::cat(toolOptions), "arg",
+                llvm::cl::desc("An argument, as a dense attribute literal (repeat, in order)"),
+                llvm::cl::value_desc("literal"));
+llvm::cl::opt<uint64_t, false,
+              ::cotangent::tools::RangeParser<uint64_t, 0, std::numeric_limits<uint64_t>::max()>>
+    seed(llvm::cl::cat(toolOptions), "seed",
+         llvm::cl::desc("Seed of the arguments not given"), llvm::cl::init(0));
+llvm::cl::opt<bool> printMemory(llvm::cl::cat(toolOptions), "memory",
+                                llvm::cl::desc("Print the live and peak bytes"));
 
 /// A deterministic random tensor of `type` (same values on every platform:
 /// mt19937_64's output is fixed by the standard, the mapping is ours).
@@ -96,7 +104,7 @@ FailureOr<std::vector<Tensor>> makeArguments(func::FuncOp fn) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  llvm::cl::HideUnrelatedOptions(toolOptions);
+  ::cotangent::tools::setUpCommandLine(toolOptions);
   llvm::cl::ParseCommandLineOptions(argc, argv, "Cotangent reference interpreter\n");
 
   DialectRegistry registry;
@@ -117,7 +125,8 @@ int main(int argc, char **argv) {
     return 1;
   auto fn = module->lookupSymbol<func::FuncOp>(fnName);
   if (!fn) {
-    emitError(module->getLoc()) << "no function named '" << fnName << "'";
+    emitError(module->getLoc()) << "no function named '" << fnName << "'; "
+                                << ::cotangent::tools::describeFunctions(*module);
     return 1;
   }
 

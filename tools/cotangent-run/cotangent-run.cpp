@@ -19,6 +19,8 @@
 #ifdef COTANGENT_HAVE_CUDA
 #include "runtime/cuda/CudaModule.h"
 #endif
+#include "tools/common/CommandLine.h"
+#include "tools/common/FunctionNames.h"
 #include "tools/cotangent-run/Npy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -43,22 +45,37 @@ namespace cl = llvm::cl;
 
 /// Only the tool's own flags show in --help (libLLVM registers hundreds).
 static cl::OptionCategory toolOptions("cotangent-run options");
-static cl::opt<std::string> inputFile(cl::cat(toolOptions), cl::Positional, cl::desc("<input .mlir>"), cl::Required);
-static cl::opt<std::string> fnName(cl::cat(toolOptions), "fn", cl::desc("Function to run"), cl::value_desc("name"));
-static cl::list<std::string> inputs(cl::cat(toolOptions), "input", cl::desc("An argument as a .npy file (in order)"),
+static cl::opt<std::string> inputFile(cl::cat(toolOptions), cl::Positional,
+                                      cl::desc("<input .mlir>"), cl::Required);
+static cl::opt<std::string> fnName(cl::cat(toolOptions), "fn", cl::desc("Function to run"),
+                                   cl::value_desc("name"));
+static cl::list<std::string> inputs(cl::cat(toolOptions), "input",
+                                    cl::desc("An argument as a .npy file; all of them, in order "
+                                             "(none: seeded random arguments)"),
                                     cl::value_desc("file.npy"));
-static cl::opt<unsigned> seed(cl::cat(toolOptions), "seed", cl::desc("Seed of the random arguments"), cl::init(0));
-static cl::opt<std::string> outputDir(cl::cat(toolOptions), "output-dir", cl::desc("Write results as .npy files here"),
+static ::cotangent::tools::UnsignedOpt<0> seed(cl::cat(toolOptions), "seed",
+                                               cl::desc("Seed of the random arguments"),
+                                               cl::init(0));
+static cl::opt<std::string> outputDir(cl::cat(toolOptions), "output-dir",
+                                      cl::desc("Write results as .npy files here"),
                                       cl::value_desc("dir"));
-static cl::opt<bool> split(cl::cat(toolOptions), "split", cl::desc("Run NAME_fwd, hold the residuals, then NAME_bwd"));
-static cl::opt<bool> vjp(cl::cat(toolOptions), "vjp", cl::desc("Run --jx-vjp --jx-remat on the module first"));
-static cl::opt<std::string> emitObject(cl::cat(toolOptions), "emit-object", cl::desc("Write an object file"),
-                                       cl::value_desc("file.o"));
-static cl::opt<std::string> emitHeader(cl::cat(toolOptions), "emit-header", cl::desc("Write a C header"),
-                                       cl::value_desc("file.h"));
-static cl::opt<unsigned> numValues(cl::cat(toolOptions), "values", cl::desc("Values printed per result"), cl::init(4));
-static cl::opt<std::string> target(cl::cat(toolOptions), "target", cl::desc("Where to run: cpu or cuda (an NVIDIA GPU)"),
-                                   cl::init("cpu"));
+static cl::opt<bool> split(cl::cat(toolOptions), "split",
+                           cl::desc("Run NAME_fwd, hold the residuals, then NAME_bwd"));
+static cl::opt<bool> vjp(cl::cat(toolOptions), "vjp",
+                         cl::desc("Run --jx-vjp --jx-remat on the module first"));
+static cl::opt<std::string> emitObject(cl::cat(toolOptions), "emit-object",
+                                       cl::desc("Write an object file"), cl::value_desc("file.o"));
+static cl::opt<std::string> emitHeader(cl::cat(toolOptions), "emit-header",
+                                       cl::desc("Write a C header"), cl::value_desc("file.h"));
+static ::cotangent::tools::UnsignedOpt<0> numValues(cl::cat(toolOptions), "values",
+                                                    cl::desc("Values printed per result"),
+                                                    cl::init(4));
+enum class Target { Cpu, Cuda };
+static cl::opt<Target, false, ::cotangent::tools::ChoiceParser<Target>>
+    target(cl::cat(toolOptions), "target", cl::desc("Where to run (default cpu)"),
+           cl::values(clEnumValN(Target::Cpu, "cpu", "compiled for this CPU"),
+                      clEnumValN(Target::Cuda, "cuda", "compiled for an NVIDIA GPU")),
+           cl::init(Target::Cpu));
 
 static std::string typeName(RankedTensorType t) {
   std::string s;
@@ -145,7 +162,8 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     fn = module->lookupSymbol<func::FuncOp>(entry);
     if (!fn)
       return emitError(loc) << "no function @" << entry << " in " << inputFile
-                            << (split && !vjp ? " (pass --vjp to make the _fwd/_bwd pair)" : "");
+                            << (split && !vjp ? " (pass --vjp to make the _fwd/_bwd pair)" : "")
+                            << "; " << ::cotangent::tools::describeFunctions(*module);
   } else if (emitObject.empty() && emitHeader.empty()) {
     return emitError(loc) << "nothing to do: give --fn NAME, --emit-object or --emit-header";
   }
@@ -180,17 +198,16 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     }
   }
 
-  if (target == "cuda") {
+  if (target == Target::Cuda) {
 #ifdef COTANGENT_HAVE_CUDA
     if (!fn)
       return emitError(loc) << "--target=cuda needs --fn NAME";
     return success(::cotangent::cuda::runOnCuda(*module, fnName, args, split, llvm::outs()) == 0);
 #else
-    return emitError(loc) << "--target=cuda: this build has no CUDA runtime (CUDA toolkit not found)";
+    return emitError(loc)
+           << "--target=cuda: this build has no CUDA runtime (CUDA toolkit not found)";
 #endif
   }
-  if (target != "cpu")
-    return emitError(loc) << "unknown --target=" << target << " (cpu or cuda)";
   auto compiled = ::cotangent::cpu::CpuModule::compile(*module);
   if (failed(compiled))
     return failure();
@@ -249,7 +266,7 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(toolOptions);
+  ::cotangent::tools::setUpCommandLine(toolOptions);
   cl::ParseCommandLineOptions(argc, argv, "Cotangent: run jx functions compiled for the CPU\n");
 
   DialectRegistry registry;
