@@ -15,7 +15,7 @@
 
 #include "bench/MlpProgram.h"
 #include "bench/SvgPlot.h"
-#include "dialects/jx/JxOps.h"
+#include "dialects/jx/JxSplit.h"
 #include "passes/Passes.h"
 #include "runtime/cpu/CpuRuntime.h"
 
@@ -131,7 +131,7 @@ int benchMlp(MLIRContext &ctx) {
     auto compiled = ::cotangent::cpu::CpuModule::compile(*module);
     if (failed(compiled))
       return 1;
-    auto args = randomArgs(module->lookupSymbol<func::FuncOp>("mlp_fwd"), 2);
+    auto args = randomArgs(jx::lookupSplitPair(*module, "mlp")->fwd, 2);
     auto scalar = RankedTensorType::get({}, Float32Type::get(&ctx));
     std::vector<Tensor> ct{Tensor::fromDoubles(scalar, {1.0})};
     double best = 1e30;

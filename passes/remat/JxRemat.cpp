@@ -13,9 +13,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
-#include "passes/remat/RematTags.h"
+#include "dialects/jx/JxSplit.h"
 #include "passes/remat/Remat.h"
-#include "passes/report/Residuals.h"
+#include "passes/SplitRewrite.h"
 #include "passes/autodiff/VjpComposition.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -36,7 +36,7 @@ namespace {
 
 /// The memory kind an offloading policy moves `op`'s value to ("" if none).
 StringRef offloadDestination(PolicyAttr policy, Operation *op) {
-  if (policy.getKind() == PolicyKind::save_from_both_policies) {
+  if (getPolicySignature(policy.getKind()) == PolicySignature::Policies) {
     for (PolicyAttr sub : policy.getOperands())
       if (StringRef dst = offloadDestination(sub, op); !dst.empty())
         return dst;
@@ -55,15 +55,13 @@ Verdict decide(Value v, ArrayRef<int64_t> consumerStack) {
   Operation *producer = v.getDefiningOp();
   if (!producer)
     return {};
-  auto ids = producer->getAttrOfType<DenseI64ArrayAttr>(kRematRegionsAttr);
-  auto policies = producer->getAttrOfType<ArrayAttr>(kRematPoliciesAttr);
-  if (!ids || !policies)
+  RematScopeAttr scope = getRematScope(producer);
+  if (!scope)
     return {};
   Verdict verdict;
-  for (auto [id, policyAttr] : llvm::zip(ids.asArrayRef(), policies)) {
+  for (auto [id, policy] : llvm::zip(scope.getRegions(), scope.getPolicies())) {
     if (!llvm::is_contained(consumerStack, id))
       continue;
-    auto policy = cast<PolicyAttr>(policyAttr);
     Decision d = policy.decide(producer);
     if (d == Decision::Recompute)
       return {Decision::Recompute, ""};
@@ -76,11 +74,7 @@ Verdict decide(Value v, ArrayRef<int64_t> consumerStack) {
   return verdict;
 }
 
-ArrayRef<int64_t> regionStack(Operation *op) {
-  if (auto ids = op->getAttrOfType<DenseI64ArrayAttr>(kRematRegionsAttr))
-    return ids.asArrayRef();
-  return {};
-}
+ArrayRef<int64_t> regionStack(Operation *op) { return getRematRegions(op); }
 
 class Rematerializer {
 public:
@@ -120,8 +114,8 @@ Value Rematerializer::rebuild(Value v, OpBuilder &b) {
     return done;
   Operation *producer = v.getDefiningOp();
   bool guard = false;
-  if (auto preventCse = producer->getAttrOfType<BoolAttr>(kRematPreventCseAttr))
-    guard = preventCse.getValue();
+  if (RematScopeAttr scope = getRematScope(producer))
+    guard = scope.getPreventCse();
   IRMapping map;
   for (Value operand : producer->getOperands()) {
     Value mapped;
@@ -138,8 +132,7 @@ Value Rematerializer::rebuild(Value v, OpBuilder &b) {
     map.map(operand, mapped);
   }
   Operation *clone = b.clone(*producer, map);
-  for (StringRef tag : {kRematPoliciesAttr, kRematRegionsAttr, kRematPreventCseAttr})
-    clone->removeAttr(tag);
+  stripRematScopes(clone);
   for (auto [from, to] : llvm::zip(producer->getResults(), clone->getResults()))
     rebuilt[from] = to;
   return rebuilt[v];
@@ -148,8 +141,8 @@ Value Rematerializer::rebuild(Value v, OpBuilder &b) {
 LogicalResult Rematerializer::run() {
   Block &fwdBody = fwd.getBody().front(), &bwdBody = bwd.getBody().front();
   auto ret = cast<func::ReturnOp>(fwdBody.getTerminator());
-  int64_t numPrimal = fwd->getAttrOfType<IntegerAttr>(kNumPrimalResultsAttr).getInt();
-  int64_t numResiduals = bwd->getAttrOfType<IntegerAttr>(kNumResidualsAttr).getInt();
+  int64_t numPrimal = numPrimalResults(fwd);
+  int64_t numResiduals = jx::numResiduals(bwd);
   if (static_cast<int64_t>(ret.getNumOperands()) != numPrimal + numResiduals ||
       static_cast<int64_t>(bwd.getNumArguments()) != numResiduals + numPrimal)
     return fwd.emitOpError("does not match its backward's residuals; was it edited after --jx-vjp?");
@@ -161,7 +154,7 @@ LogicalResult Rematerializer::run() {
     Value v = ret.getOperand(numPrimal + i);
     BlockArgument arg = bwdBody.getArgument(i);
     Verdict best{Decision::Recompute, ""};
-    auto stacks = bwd.getArgAttrOfType<ArrayAttr>(i, kRequestedByAttr);
+    ArrayAttr stacks = getRequestedBy(bwd, i);
     if (!stacks || stacks.empty() || isa<BlockArgument>(v))
       best = {};
     for (Attribute stack : stacks ? stacks.getValue() : ArrayRef<Attribute>()) {
@@ -215,8 +208,8 @@ void Rematerializer::finish() {
 
   // Arguments are now [old residuals][cotangents][residuals added by
   // rebuilds]. Put fresh ones in front, in order, then drop all the old ones.
-  int64_t numPrimal = fwd->getAttrOfType<IntegerAttr>(kNumPrimalResultsAttr).getInt();
-  int64_t numOldResiduals = bwd->getAttrOfType<IntegerAttr>(kNumResidualsAttr).getInt();
+  int64_t numPrimal = numPrimalResults(fwd);
+  int64_t numOldResiduals = numResiduals(bwd);
   unsigned numFresh = ordered.size();
   for (auto [i, v] : llvm::enumerate(ordered))
     residuals[v].replaceAllUsesWith(bwdBody.insertArgument(i, v.getType(), v.getLoc()));
@@ -230,22 +223,17 @@ void Rematerializer::finish() {
   bwd.removeArgAttrsAttr();
   bwd.setFunctionType(FunctionType::get(ctx, bwdBody.getArgumentTypes(),
                                         bwdBody.getTerminator()->getOperandTypes()));
-  bwd->setAttr(kNumResidualsAttr, Builder(ctx).getI64IntegerAttr(ordered.size()));
+  setNumResiduals(bwd, ordered.size());
   for (auto [i, v] : llvm::enumerate(ordered)) {
     StringRef kind = memoryKinds.lookup(v);
     if (kind.empty())
       continue;
-    auto attr = StringAttr::get(ctx, kind);
-    fwd.setResultAttr(numPrimal + i, kMemoryKindAttr, attr);
-    bwd.setArgAttr(i, kMemoryKindAttr, attr);
+    setResidualMemoryKind({fwd, bwd}, i, kind);
   }
 
   // The forward no longer needs what only recomputed residuals used.
   eraseDeadOps(fwdBody);
-  fwd.walk([](Operation *op) {
-    for (StringRef tag : {kRematPoliciesAttr, kRematRegionsAttr, kRematPreventCseAttr})
-      op->removeAttr(tag);
-  });
+  stripRematScopes(fwd);
 }
 
 } // namespace
@@ -259,18 +247,7 @@ namespace {
 struct JxRematPass : cotangent::impl::JxRematPassBase<JxRematPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<std::pair<func::FuncOp, func::FuncOp>> pairs;
-    for (auto fwd : module.getOps<func::FuncOp>()) {
-      if (!fwd->hasAttr(kNumPrimalResultsAttr))
-        continue;
-      StringRef base = fwd.getSymName().drop_back(strlen("_fwd"));
-      auto bwd = module.lookupSymbol<func::FuncOp>((base + "_bwd").str());
-      if (!bwd || !bwd->hasAttr(kNumResidualsAttr)) {
-        fwd.emitOpError("has no matching backward function '") << base << "_bwd'";
-        return signalPassFailure();
-      }
-      pairs.push_back({fwd, bwd});
-    }
+    SmallVector<SplitPair> pairs = getSplitPairs(module);
     if (pairs.empty()) {
       module.emitError("--jx-remat: no forward/backward pair in the module; run --jx-vjp first");
       return signalPassFailure();

@@ -166,6 +166,7 @@ llvm::FailureOr<std::unique_ptr<CpuModule>> CpuModule::compile(ModuleOp module,
              failure();
     result->signatures[fn.getName()] = std::move(sig);
   }
+  result->splits = mlir::jx::getSplitSymbols(module);
 
   result->lowered = module.clone();
   PassManager pm(ctx, ModuleOp::getOperationName());
@@ -281,15 +282,15 @@ llvm::FailureOr<CallResult> CpuModule::call(llvm::StringRef name, llvm::ArrayRef
 llvm::FailureOr<SplitResult> CpuModule::runSplit(llvm::StringRef base, llvm::ArrayRef<Tensor> args,
                                                  llvm::ArrayRef<Tensor> cotangents) {
   Location loc = lowered->getLoc();
-  std::string fwdName = (base + "_fwd").str(), bwdName = (base + "_bwd").str();
-  const Signature *fwd = getSignature(fwdName), *bwd = getSignature(bwdName);
+  auto split = splits.find(base);
+  const Signature *fwd = split == splits.end() ? nullptr : getSignature(split->second.fwd);
+  const Signature *bwd = split == splits.end() ? nullptr : getSignature(split->second.bwd);
   if (!fwd || !bwd)
-    return emitError(loc) << "no @" << fwdName << " / @" << bwdName
-                          << " pair (run --jx-vjp first)",
+    return emitError(loc) << "no forward/backward pair of @" << base
+                          << " (run --jx-vjp first)",
            failure();
-  size_t numOutputs = cotangents.size();
-  if (const Signature *primal = getSignature(base))
-    numOutputs = primal->results.size();
+  std::string fwdName = split->second.fwd, bwdName = split->second.bwd;
+  size_t numOutputs = split->second.numPrimalResults;
   if (numOutputs > fwd->results.size() || cotangents.size() != numOutputs)
     return emitError(loc) << "@" << base << " has " << numOutputs << " outputs but "
                           << cotangents.size() << " cotangents were given",

@@ -12,6 +12,7 @@
 #ifndef COTANGENT_RUNTIME_CPU_CPURUNTIME_H
 #define COTANGENT_RUNTIME_CPU_CPURUNTIME_H
 
+#include "dialects/jx/JxSplit.h"
 #include "runtime/interpreter/Tensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -74,10 +75,9 @@ public:
   /// signature; a mismatch is an error at `loc`-less diagnostics on the module).
   llvm::FailureOr<CallResult> call(llvm::StringRef name, llvm::ArrayRef<Tensor> args);
 
-  /// Runs `<base>_fwd` on `args`, keeps its residual results in compiled-code
-  /// buffers, then runs `<base>_bwd` on them and `cotangents` (one per primal
-  /// output). The number of primal outputs is read off `@<base>` when the
-  /// module has it, else from `@<base>_bwd`'s arity and the cotangents given.
+  /// Runs the forward of the split of `@<base>` (made by --jx-vjp) on `args`,
+  /// keeps its residual results in compiled-code buffers, then runs the
+  /// backward on them and `cotangents` (one per primal output).
   llvm::FailureOr<SplitResult> runSplit(llvm::StringRef base, llvm::ArrayRef<Tensor> args,
                                         llvm::ArrayRef<Tensor> cotangents);
 
@@ -104,6 +104,8 @@ private:
   mlir::OwningOpRef<mlir::ModuleOp> lowered;
   std::unique_ptr<mlir::ExecutionEngine> engine;
   llvm::StringMap<Signature> signatures;
+  /// The module's split pairs, by their primal's name.
+  llvm::StringMap<mlir::jx::SplitSymbols> splits;
   /// The packed entry point of each public function, compiled up front.
   llvm::StringMap<void (*)(void **)> entries;
 };

@@ -45,8 +45,6 @@ using namespace ::cotangent::cuda;
 
 namespace {
 
-constexpr llvm::StringLiteral kMemoryKindAttr = "jx.memory_kind";
-
 DialectRegistry &loweringRegistry() {
   static DialectRegistry registry = [] {
     DialectRegistry r;
@@ -207,8 +205,7 @@ llvm::FailureOr<std::unique_ptr<CudaModule>> CudaModule::compile(ModuleOp module
       sig.inputs.push_back(dyn_cast<RankedTensorType>(t));
     for (auto [i, t] : llvm::enumerate(fn.getResultTypes())) {
       sig.results.push_back(dyn_cast<RankedTensorType>(t));
-      auto kind = fn.getResultAttrOfType<StringAttr>(i, kMemoryKindAttr);
-      sig.offloadedResults.push_back(kind && kind.getValue() == "pinned_host");
+      sig.offloadedResults.push_back(mlir::jx::getResultMemoryKind(fn, i) == "pinned_host");
     }
     for (RankedTensorType t : llvm::concat<RankedTensorType>(sig.inputs, sig.results))
       if (!t || !::cotangent::interp::isSupportedType(t))
@@ -217,6 +214,7 @@ llvm::FailureOr<std::unique_ptr<CudaModule>> CudaModule::compile(ModuleOp module
                failure();
     result->signatures[fn.getName()] = std::move(sig);
   }
+  result->splits = mlir::jx::getSplitSymbols(module);
   std::string chip = options.chip;
   if (chip.empty())
     chip = "sm_" + std::to_string(cotangent_cuda_compute_capability());
@@ -300,11 +298,13 @@ llvm::FailureOr<CallResult> CudaModule::call(StringRef name, llvm::ArrayRef<Tens
 
 llvm::FailureOr<SplitResult> CudaModule::runSplit(StringRef base, llvm::ArrayRef<Tensor> args,
                                                   llvm::ArrayRef<Tensor> cotangents) {
-  std::string fwdName = (base + "_fwd").str(), bwdName = (base + "_bwd").str();
+  auto split = splits.find(base);
+  std::string fwdName = split == splits.end() ? "" : split->second.fwd;
+  std::string bwdName = split == splits.end() ? "" : split->second.bwd;
   auto fwdIt = signatures.find(fwdName), bwdIt = signatures.find(bwdName);
   if (fwdIt == signatures.end() || bwdIt == signatures.end())
-    return emitError(loc()) << "no @" << fwdName << " / @" << bwdName
-                            << " pair (run --jx-vjp first)",
+    return emitError(loc()) << "no forward/backward pair of @" << base
+                            << " (run --jx-vjp first)",
            failure();
   const Signature &fwd = fwdIt->second, &bwd = bwdIt->second;
   size_t numOutputs = cotangents.size();
@@ -456,13 +456,14 @@ int ::cotangent::cuda::runOnCuda(ModuleOp module, StringRef fn, llvm::ArrayRef<T
     return 0;
   }
   std::string base = fn.str();
-  auto primal = module.lookupSymbol<func::FuncOp>(base);
-  if (!primal) {
-    emitError(module.getLoc()) << "--split needs @" << base << " to count its outputs";
+  std::optional<mlir::jx::SplitPair> pair = mlir::jx::lookupSplitPair(module, base);
+  if (!pair) {
+    emitError(module.getLoc()) << "--split: no forward/backward pair of @" << base
+                               << " (pass --vjp to make it)";
     return 1;
   }
   std::vector<Tensor> cotangents;
-  for (Type t : primal.getResultTypes()) {
+  for (Type t : pair->fwd.getResultTypes().take_front(mlir::jx::numPrimalResults(pair->fwd))) {
     auto type = cast<RankedTensorType>(t);
     cotangents.push_back(
         Tensor::fromDoubles(type, std::vector<double>(type.getNumElements(), 1.0)));
@@ -470,7 +471,8 @@ int ::cotangent::cuda::runOnCuda(ModuleOp module, StringRef fn, llvm::ArrayRef<T
   auto result = (*compiled)->runSplit(base, args, cotangents);
   if (failed(result))
     return 1;
-  os << "@" << base << "_fwd / @" << base << "_bwd on the GPU: " << result->numResiduals
+  os << "@" << pair->fwd.getSymName() << " / @" << pair->bwd.getSymName()
+     << " on the GPU: " << result->numResiduals
      << " residuals\n";
   for (auto [i, t] : llvm::enumerate(result->outputs))
     printSummary(os, "output " + llvm::Twine(i), t);

@@ -11,6 +11,7 @@
 #ifndef COTANGENT_RUNTIME_CUDA_CUDAMODULE_H
 #define COTANGENT_RUNTIME_CUDA_CUDAMODULE_H
 
+#include "dialects/jx/JxSplit.h"
 #include "runtime/interpreter/Tensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -59,9 +60,10 @@ public:
   ~CudaModule();
 
   llvm::FailureOr<CallResult> call(llvm::StringRef name, llvm::ArrayRef<Tensor> args);
-  /// @<base>_fwd, then @<base>_bwd on its residuals and `cotangents`;
-  /// residuals marked `jx.memory_kind = "pinned_host"` wait in pinned host
-  /// memory (asynchronous copies on the offload stream).
+  /// The forward of the split of @<base>, then its backward on the residuals
+  /// and `cotangents`; residuals whose #jx.residual says memory_kind =
+  /// "pinned_host" wait in pinned host memory (asynchronous copies on the
+  /// offload stream).
   llvm::FailureOr<SplitResult> runSplit(llvm::StringRef base, llvm::ArrayRef<Tensor> args,
                                         llvm::ArrayRef<Tensor> cotangents);
 
@@ -79,6 +81,8 @@ private:
   mlir::OwningOpRef<mlir::ModuleOp> lowered;
   std::unique_ptr<mlir::ExecutionEngine> engine;
   llvm::StringMap<Signature> signatures;
+  /// The module's split pairs, by their primal's name.
+  llvm::StringMap<mlir::jx::SplitSymbols> splits;
   llvm::StringMap<void (*)(void **)> entries;
 };
 

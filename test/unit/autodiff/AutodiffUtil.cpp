@@ -5,7 +5,7 @@
 #include "passes/Passes.h"
 #include "runtime/interpreter/Interpreter.h"
 
-#include "dialects/jx/JxOps.h"
+#include "dialects/jx/JxSplit.h"
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -292,7 +292,9 @@ const std::vector<std::string> &allPolicies() {
 }
 
 std::vector<mlir::cotangent::Residual> residualsOf(ModuleOp differentiated, const std::string &function) {
-  auto residuals = mlir::cotangent::describeResiduals(lookup(differentiated, function + "_fwd"));
+  auto pair = mlir::jx::lookupSplitPair(differentiated, function);
+  REQUIRE(pair);
+  auto residuals = mlir::cotangent::describeResiduals(pair->fwd);
   REQUIRE(succeeded(residuals));
   return *residuals;
 }
