@@ -143,10 +143,7 @@ LogicalResult verifyForward(func::FuncOp fwd, ForwardAttr forward) {
                       << numPrimal + i << ") but " << taken << " in " << forward.getBackward()
                       << " (argument #" << i << ")");
     StringRef savedKind = getResultMemoryKind(fwd, numPrimal + i);
-    ResidualAttr onArg =
-        bwd.getArgAttrOfType<ResidualAttr>(i, ResidualName::getNameStr());
-    StringRef takenKind =
-        onArg && onArg.getMemoryKind() ? onArg.getMemoryKind().getValue() : StringRef();
+    StringRef takenKind = getArgMemoryKind(bwd, i);
     if (savedKind != takenKind)
       return withNote(emitAttrError(fwd, attr)
                       << "residual #" << i << " lives in memory kind '" << savedKind
@@ -225,12 +222,14 @@ LogicalResult verifyResidualPosition(Operation *op, Attribute value, StringRef p
     return emitAttrError(op, attr) << "on " << position << " #" << index
                                    << " of a function that is not the " << half
                                    << " half of a split";
-  if (static_cast<int64_t>(index) < first || static_cast<int64_t>(index) >= first + count)
-    return emitAttrError(op, attr) << "on " << position << " #" << index
-                                   << ", which is not a residual: the residuals are "
-                                   << position << "s #" << first << " to #"
-                                   << first + count - 1;
-  return success();
+  if (static_cast<int64_t>(index) >= first && static_cast<int64_t>(index) < first + count)
+    return success();
+  InFlightDiagnostic diag = emitAttrError(op, attr) << "on " << position << " #" << index
+                                                    << ", which is not a residual: ";
+  if (count == 0)
+    return diag << "the " << half << " has no residuals";
+  return diag << "the residuals are " << position << "s #" << first << " to #"
+              << first + count - 1;
 }
 
 } // namespace

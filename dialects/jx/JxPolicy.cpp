@@ -18,7 +18,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace mlir::jx;
@@ -99,8 +98,7 @@ FailureOr<PolicyAttr> parsePolicyBody(AsmParser &p) {
       return failure();
     break;
   }
-  // getChecked reports a failed verify as a null attribute, which FailureOr
-  // would take for success: a composition would then hold a null policy.
+  // Memory kinds are absent, not empty, where the signature has none.
   auto memoryKind = [&](const std::string &s) {
     bool takesThem = getPolicySignature(*kind) == PolicySignature::SaveOffload ||
                      getPolicySignature(*kind) == PolicySignature::MemoryKinds;
@@ -110,6 +108,8 @@ FailureOr<PolicyAttr> parsePolicyBody(AsmParser &p) {
       [&] { return p.emitError(loc); }, ctx, *kind, ArrayRef<StringAttr>(names),
       ArrayRef<StringAttr>(offloaded), memoryKind(src), memoryKind(dst),
       ArrayRef<PolicyAttr>(operands));
+  // getChecked reports a failed verify as a null attribute, which FailureOr
+  // would take for success: a composition would then hold a null policy.
   if (!policy)
     return failure();
   return policy;

@@ -21,15 +21,15 @@ using ScanScheduleName = JxDialect::ScanScheduleAttrHelper;
 using ArgName = JxDialect::ArgNameAttrHelper;
 using ResultName = JxDialect::ResultNameAttrHelper;
 
-/// A residual attribute with the given fields, or null if both are empty
-/// (an empty #jx.residual says nothing and is not written).
+/// A residual attribute with the given fields (empty ones left out), or null
+/// if both are empty: an empty #jx.residual says nothing and is not written.
 ResidualAttr makeResidual(MLIRContext *ctx, ArrayAttr requestedBy, StringAttr memoryKind) {
-  if ((!requestedBy || requestedBy.empty()) && (!memoryKind || memoryKind.getValue().empty()))
-    return {};
   if (requestedBy && requestedBy.empty())
     requestedBy = {};
   if (memoryKind && memoryKind.getValue().empty())
     memoryKind = {};
+  if (!requestedBy && !memoryKind)
+    return {};
   return ResidualAttr::get(ctx, requestedBy, memoryKind);
 }
 
@@ -176,9 +176,16 @@ void mlir::jx::setRequestedBy(func::FuncOp bwd, unsigned index, ArrayAttr stacks
                  makeResidual(bwd.getContext(), stacks, old ? old.getMemoryKind() : StringAttr()));
 }
 
-StringRef mlir::jx::getResultMemoryKind(func::FuncOp fn, unsigned index) {
-  ResidualAttr residual = resultResidual(fn, index);
+static StringRef memoryKindOf(ResidualAttr residual) {
   return residual && residual.getMemoryKind() ? residual.getMemoryKind().getValue() : "";
+}
+
+StringRef mlir::jx::getResultMemoryKind(func::FuncOp fn, unsigned index) {
+  return memoryKindOf(resultResidual(fn, index));
+}
+
+StringRef mlir::jx::getArgMemoryKind(func::FuncOp fn, unsigned index) {
+  return memoryKindOf(argResidual(fn, index));
 }
 
 void mlir::jx::setResidualMemoryKind(SplitPair pair, unsigned index, StringRef memoryKind) {

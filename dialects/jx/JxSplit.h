@@ -103,6 +103,8 @@ void setRequestedBy(func::FuncOp bwd, unsigned index, ArrayAttr stacks);
 
 /// The memory kind of result `index` of `fn` ("" unless offloaded).
 StringRef getResultMemoryKind(func::FuncOp fn, unsigned index);
+/// The memory kind of argument `index` of `fn` ("" unless offloaded).
+StringRef getArgMemoryKind(func::FuncOp fn, unsigned index);
 
 /// Marks residual `index` (counted from the first residual) as living in
 /// `memoryKind`, on both sides of the split.

@@ -360,3 +360,16 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = jx.sin %x {jx.scan_schedule = array<i64: 2, 2>} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A backward without residuals has no position for a #jx.residual.
+func.func @f_fwd(%x: tensor<4xf32>) -> tensor<4xf32> attributes {jx.forward = #jx.forward<backward = @f_bwd, primal_results = 1>} {
+  %0 = jx.neg %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+// expected-error @+1 {{attribute 'jx.residual' on argument #0, which is not a residual: the backward has no residuals}}
+func.func @f_bwd(%ct: tensor<4xf32> {jx.residual = #jx.residual<requested_by = [[]]>}) -> tensor<4xf32> attributes {jx.backward = #jx.backward<forward = @f_fwd, residuals = 0>} {
+  %0 = jx.neg %ct : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
