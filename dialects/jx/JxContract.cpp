@@ -20,14 +20,6 @@ using namespace mlir::jx;
 
 namespace {
 
-using ForwardName = JxDialect::ForwardAttrHelper;
-using BackwardName = JxDialect::BackwardAttrHelper;
-using ResidualName = JxDialect::ResidualAttrHelper;
-using RematScopeName = JxDialect::RematScopeAttrHelper;
-using ScanScheduleName = JxDialect::ScanScheduleAttrHelper;
-using ArgName = JxDialect::ArgNameAttrHelper;
-using ResultName = JxDialect::ResultNameAttrHelper;
-
 //===----------------------------------------------------------------------===//
 // Syntax helpers
 //===----------------------------------------------------------------------===//
@@ -80,12 +72,12 @@ std::string typeList(TypeRange types) {
 LogicalResult verifyPrimal(func::FuncOp fwd, ForwardAttr forward) {
   func::FuncOp primal = lookupFunction(fwd, forward.getPrimal());
   if (!primal)
-    return emitAttrError(fwd, ForwardName::getNameStr())
+    return emitAttrError(fwd, kForwardAttrName)
            << "names " << forward.getPrimal() << " as its primal, but there is no such function";
   TypeRange primalResults = fwd.getResultTypes().take_front(forward.getPrimalResults());
   if (primal.getArgumentTypes() != fwd.getArgumentTypes() ||
       primal.getResultTypes() != primalResults)
-    return (emitAttrError(fwd, ForwardName::getNameStr())
+    return (emitAttrError(fwd, kForwardAttrName)
             << "names " << forward.getPrimal() << " as its primal, which maps "
             << typeList(primal.getArgumentTypes()) << " to " << typeList(primal.getResultTypes())
             << ", but the forward maps " << typeList(fwd.getArgumentTypes()) << " to "
@@ -96,7 +88,7 @@ LogicalResult verifyPrimal(func::FuncOp fwd, ForwardAttr forward) {
 }
 
 LogicalResult verifyForward(func::FuncOp fwd, ForwardAttr forward) {
-  StringRef attr = ForwardName::getNameStr();
+  StringRef attr = kForwardAttrName;
   if (getBackwardAttr(fwd))
     return emitAttrError(fwd, attr) << "on a function that is also a backward: a function is "
                                        "one half of one split";
@@ -166,7 +158,7 @@ LogicalResult verifyForward(func::FuncOp fwd, ForwardAttr forward) {
 }
 
 LogicalResult verifyBackward(func::FuncOp bwd, BackwardAttr backward) {
-  StringRef attr = BackwardName::getNameStr();
+  StringRef attr = kBackwardAttrName;
   if (backward.getResiduals() > static_cast<int64_t>(bwd.getNumArguments()))
     return emitAttrError(bwd, attr) << "says " << backward.getResiduals()
                                     << " residuals, but the backward takes only "
@@ -187,7 +179,7 @@ LogicalResult verifyBackward(func::FuncOp bwd, BackwardAttr backward) {
 }
 
 LogicalResult verifyScanSchedule(Operation *op, Attribute value) {
-  StringRef attr = ScanScheduleName::getNameStr();
+  StringRef attr = kScanScheduleAttrName;
   auto scan = dyn_cast<ScanOp>(op);
   if (!scan)
     return emitAttrError(op, attr) << "belongs on a jx.scan";
@@ -215,7 +207,7 @@ LogicalResult verifyName(Operation *op, StringRef attr, Attribute value) {
 LogicalResult verifyResidualPosition(Operation *op, Attribute value, StringRef position,
                                      unsigned index, int64_t first, int64_t count,
                                      StringRef half) {
-  StringRef attr = ResidualName::getNameStr();
+  StringRef attr = kResidualAttrName;
   if (!isa<ResidualAttr>(value))
     return emitAttrError(op, attr) << "must be a #jx.residual, got " << value;
   if (count < 0)
@@ -241,66 +233,69 @@ LogicalResult verifyResidualPosition(Operation *op, Attribute value, StringRef p
 LogicalResult JxDialect::verifyOperationAttribute(Operation *op, NamedAttribute attribute) {
   StringRef name = attribute.getName().strref();
   Attribute value = attribute.getValue();
-  if (name == ForwardName::getNameStr() || name == BackwardName::getNameStr()) {
+  if (name == kForwardAttrName || name == kBackwardAttrName) {
     auto fn = dyn_cast<func::FuncOp>(op);
     if (!fn)
       return emitAttrError(op, name) << "belongs on a func.func";
-    if (auto forward = dyn_cast<ForwardAttr>(value); forward && name == ForwardName::getNameStr())
+    if (auto forward = dyn_cast<ForwardAttr>(value); forward && name == kForwardAttrName)
       return verifyForward(fn, forward);
     if (auto backward = dyn_cast<BackwardAttr>(value);
-        backward && name == BackwardName::getNameStr())
+        backward && name == kBackwardAttrName)
       return verifyBackward(fn, backward);
     return emitAttrError(op, name) << "must be a #" << name << ", got " << value;
   }
-  if (name == RematScopeName::getNameStr()) {
+  if (name == kRematScopeAttrName) {
     if (!isa<RematScopeAttr>(value))
       return emitAttrError(op, name) << "must be a #jx.remat_scope, got " << value;
     return success();
   }
-  if (name == ScanScheduleName::getNameStr())
+  if (name == kScanScheduleAttrName)
     return verifyScanSchedule(op, value);
-  if (name == ArgName::getNameStr() || name == ResultName::getNameStr() ||
-      name == ResidualName::getNameStr())
+  if (name == kArgNameAttrName || name == kResultNameAttrName ||
+      name == kResidualAttrName)
     return emitAttrError(op, name) << "belongs on a function argument or result, not on an op";
   return op->emitOpError() << "has an unknown jx attribute '" << name
-                           << "'; the jx attributes of ops are " << ForwardName::getNameStr()
-                           << ", " << BackwardName::getNameStr() << ", "
-                           << RematScopeName::getNameStr() << " and "
-                           << ScanScheduleName::getNameStr();
+                           << "'; the jx attributes of ops are " << kForwardAttrName
+                           << ", " << kBackwardAttrName << ", "
+                           << kRematScopeAttrName << " and "
+                           << kScanScheduleAttrName;
+}
+
+/// A jx attribute on argument (or result) `index` of a function: its name, or
+/// a residual's #jx.residual. Residuals are the backward's leading arguments
+/// and the forward's trailing results.
+static LogicalResult verifyPositionAttribute(Operation *op, unsigned index,
+                                             NamedAttribute attribute, bool isArgument) {
+  StringRef name = attribute.getName().strref();
+  StringRef position = isArgument ? "argument" : "result";
+  StringRef nameAttr = isArgument ? kArgNameAttrName : kResultNameAttrName;
+  if (name == nameAttr)
+    return verifyName(op, name, attribute.getValue());
+  if (name == kResidualAttrName) {
+    auto fn = dyn_cast<func::FuncOp>(op);
+    int64_t first = 0, count = -1;
+    if (BackwardAttr backward = fn ? getBackwardAttr(fn) : BackwardAttr(); isArgument && backward)
+      count = backward.getResiduals();
+    if (ForwardAttr forward = fn ? getForwardAttr(fn) : ForwardAttr(); !isArgument && forward) {
+      first = forward.getPrimalResults();
+      count = static_cast<int64_t>(fn.getNumResults()) - first;
+    }
+    return verifyResidualPosition(op, attribute.getValue(), position, index, first, count,
+                                  isArgument ? "backward" : "forward");
+  }
+  return op->emitOpError() << position << " #" << index << " has an unknown jx attribute '"
+                           << name << "'; the jx attributes of " << position << "s are "
+                           << nameAttr << " and " << kResidualAttrName;
 }
 
 LogicalResult JxDialect::verifyRegionArgAttribute(Operation *op, unsigned, unsigned index,
                                                   NamedAttribute attribute) {
-  StringRef name = attribute.getName().strref();
-  if (name == ArgName::getNameStr())
-    return verifyName(op, name, attribute.getValue());
-  if (name == ResidualName::getNameStr()) {
-    auto fn = dyn_cast<func::FuncOp>(op);
-    BackwardAttr backward = fn ? getBackwardAttr(fn) : BackwardAttr();
-    return verifyResidualPosition(op, attribute.getValue(), "argument", index, 0,
-                                  backward ? backward.getResiduals() : -1, "backward");
-  }
-  return op->emitOpError() << "argument #" << index << " has an unknown jx attribute '" << name
-                           << "'; the jx attributes of arguments are " << ArgName::getNameStr()
-                           << " and " << ResidualName::getNameStr();
+  return verifyPositionAttribute(op, index, attribute, /*isArgument=*/true);
 }
 
 LogicalResult JxDialect::verifyRegionResultAttribute(Operation *op, unsigned, unsigned index,
                                                      NamedAttribute attribute) {
-  StringRef name = attribute.getName().strref();
-  if (name == ResultName::getNameStr())
-    return verifyName(op, name, attribute.getValue());
-  if (name == ResidualName::getNameStr()) {
-    auto fn = dyn_cast<func::FuncOp>(op);
-    ForwardAttr forward = fn ? getForwardAttr(fn) : ForwardAttr();
-    int64_t first = forward ? forward.getPrimalResults() : 0;
-    int64_t count = forward ? static_cast<int64_t>(fn.getNumResults()) - first : -1;
-    return verifyResidualPosition(op, attribute.getValue(), "result", index, first, count,
-                                  "forward");
-  }
-  return op->emitOpError() << "result #" << index << " has an unknown jx attribute '" << name
-                           << "'; the jx attributes of results are " << ResultName::getNameStr()
-                           << " and " << ResidualName::getNameStr();
+  return verifyPositionAttribute(op, index, attribute, /*isArgument=*/false);
 }
 
 //===----------------------------------------------------------------------===//

@@ -13,14 +13,6 @@ using namespace mlir::jx;
 
 namespace {
 
-using ForwardName = JxDialect::ForwardAttrHelper;
-using BackwardName = JxDialect::BackwardAttrHelper;
-using ResidualName = JxDialect::ResidualAttrHelper;
-using RematScopeName = JxDialect::RematScopeAttrHelper;
-using ScanScheduleName = JxDialect::ScanScheduleAttrHelper;
-using ArgName = JxDialect::ArgNameAttrHelper;
-using ResultName = JxDialect::ResultNameAttrHelper;
-
 /// A residual attribute with the given fields (empty ones left out), or null
 /// if both are empty: an empty #jx.residual says nothing and is not written.
 ResidualAttr makeResidual(MLIRContext *ctx, ArrayAttr requestedBy, StringAttr memoryKind) {
@@ -34,25 +26,25 @@ ResidualAttr makeResidual(MLIRContext *ctx, ArrayAttr requestedBy, StringAttr me
 }
 
 ResidualAttr argResidual(func::FuncOp fn, unsigned index) {
-  return fn.getArgAttrOfType<ResidualAttr>(index, ResidualName::getNameStr());
+  return fn.getArgAttrOfType<ResidualAttr>(index, kResidualAttrName);
 }
 
 ResidualAttr resultResidual(func::FuncOp fn, unsigned index) {
-  return fn.getResultAttrOfType<ResidualAttr>(index, ResidualName::getNameStr());
+  return fn.getResultAttrOfType<ResidualAttr>(index, kResidualAttrName);
 }
 
 void setArgResidual(func::FuncOp fn, unsigned index, ResidualAttr attr) {
   if (attr)
-    fn.setArgAttr(index, ResidualName::getNameStr(), attr);
+    fn.setArgAttr(index, kResidualAttrName, attr);
   else
-    fn.removeArgAttr(index, StringAttr::get(fn.getContext(), ResidualName::getNameStr()));
+    fn.removeArgAttr(index, StringAttr::get(fn.getContext(), kResidualAttrName));
 }
 
 void setResultResidual(func::FuncOp fn, unsigned index, ResidualAttr attr) {
   if (attr)
-    fn.setResultAttr(index, ResidualName::getNameStr(), attr);
+    fn.setResultAttr(index, kResidualAttrName, attr);
   else
-    fn.removeResultAttr(index, StringAttr::get(fn.getContext(), ResidualName::getNameStr()));
+    fn.removeResultAttr(index, StringAttr::get(fn.getContext(), kResidualAttrName));
 }
 
 } // namespace
@@ -64,19 +56,19 @@ void setResultResidual(func::FuncOp fn, unsigned index, ResidualAttr attr) {
 void mlir::jx::markSplit(func::FuncOp fwd, func::FuncOp bwd, FlatSymbolRefAttr primal,
                          int64_t numPrimalResults, int64_t numResiduals) {
   MLIRContext *ctx = fwd.getContext();
-  fwd->setAttr(ForwardName::getNameStr(),
+  fwd->setAttr(kForwardAttrName,
                ForwardAttr::get(ctx, primal, FlatSymbolRefAttr::get(bwd.getSymNameAttr()),
                                 numPrimalResults));
-  bwd->setAttr(BackwardName::getNameStr(),
+  bwd->setAttr(kBackwardAttrName,
                BackwardAttr::get(ctx, FlatSymbolRefAttr::get(fwd.getSymNameAttr()), numResiduals));
 }
 
 ForwardAttr mlir::jx::getForwardAttr(func::FuncOp fn) {
-  return fn->getAttrOfType<ForwardAttr>(ForwardName::getNameStr());
+  return fn->getAttrOfType<ForwardAttr>(kForwardAttrName);
 }
 
 BackwardAttr mlir::jx::getBackwardAttr(func::FuncOp fn) {
-  return fn->getAttrOfType<BackwardAttr>(BackwardName::getNameStr());
+  return fn->getAttrOfType<BackwardAttr>(kBackwardAttrName);
 }
 
 bool mlir::jx::isSplitHalf(func::FuncOp fn) { return getForwardAttr(fn) || getBackwardAttr(fn); }
@@ -140,7 +132,7 @@ int64_t mlir::jx::numResiduals(func::FuncOp bwd) { return getBackwardAttr(bwd).g
 
 void mlir::jx::setNumResiduals(func::FuncOp bwd, int64_t numResiduals) {
   BackwardAttr old = getBackwardAttr(bwd);
-  bwd->setAttr(BackwardName::getNameStr(),
+  bwd->setAttr(kBackwardAttrName,
                BackwardAttr::get(bwd.getContext(), old.getForward(), numResiduals));
 }
 
@@ -205,7 +197,7 @@ void mlir::jx::setResidualMemoryKind(SplitPair pair, unsigned index, StringRef m
 //===----------------------------------------------------------------------===//
 
 RematScopeAttr mlir::jx::getRematScope(Operation *op) {
-  return op->getAttrOfType<RematScopeAttr>(RematScopeName::getNameStr());
+  return op->getAttrOfType<RematScopeAttr>(kRematScopeAttrName);
 }
 
 ArrayRef<int64_t> mlir::jx::getRematRegions(Operation *op) {
@@ -223,18 +215,18 @@ void mlir::jx::enterRematScope(Operation *op, PolicyAttr policy, int64_t id, boo
   }
   regions.push_back(id);
   policies.push_back(policy);
-  op->setAttr(RematScopeName::getNameStr(),
+  op->setAttr(kRematScopeAttrName,
               RematScopeAttr::get(op->getContext(), ArrayRef<int64_t>(regions),
                                   ArrayRef<PolicyAttr>(policies), preventCse));
 }
 
 void mlir::jx::copyRematScope(Operation *from, Operation *to) {
   if (RematScopeAttr scope = getRematScope(from))
-    to->setAttr(RematScopeName::getNameStr(), scope);
+    to->setAttr(kRematScopeAttrName, scope);
 }
 
 void mlir::jx::stripRematScopes(Operation *root) {
-  root->walk([](Operation *op) { op->removeAttr(RematScopeName::getNameStr()); });
+  root->walk([](Operation *op) { op->removeAttr(kRematScopeAttrName); });
 }
 
 //===----------------------------------------------------------------------===//
@@ -242,27 +234,27 @@ void mlir::jx::stripRematScopes(Operation *root) {
 //===----------------------------------------------------------------------===//
 
 StringAttr mlir::jx::getArgName(func::FuncOp fn, unsigned index) {
-  return fn.getArgAttrOfType<StringAttr>(index, ArgName::getNameStr());
+  return fn.getArgAttrOfType<StringAttr>(index, kArgNameAttrName);
 }
 
 void mlir::jx::setArgName(func::FuncOp fn, unsigned index, StringRef name) {
-  fn.setArgAttr(index, ArgName::getNameStr(), StringAttr::get(fn.getContext(), name));
+  fn.setArgAttr(index, kArgNameAttrName, StringAttr::get(fn.getContext(), name));
 }
 
 StringAttr mlir::jx::getResultName(func::FuncOp fn, unsigned index) {
-  return fn.getResultAttrOfType<StringAttr>(index, ResultName::getNameStr());
+  return fn.getResultAttrOfType<StringAttr>(index, kResultNameAttrName);
 }
 
 void mlir::jx::setResultName(func::FuncOp fn, unsigned index, StringRef name) {
-  fn.setResultAttr(index, ResultName::getNameStr(), StringAttr::get(fn.getContext(), name));
+  fn.setResultAttr(index, kResultNameAttrName, StringAttr::get(fn.getContext(), name));
 }
 
 ArrayRef<int64_t> mlir::jx::getScanSchedule(ScanOp scan) {
-  auto lengths = scan->getAttrOfType<DenseI64ArrayAttr>(ScanScheduleName::getNameStr());
+  auto lengths = scan->getAttrOfType<DenseI64ArrayAttr>(kScanScheduleAttrName);
   return lengths ? lengths.asArrayRef() : ArrayRef<int64_t>();
 }
 
 void mlir::jx::setScanSchedule(ScanOp scan, ArrayRef<int64_t> lengths) {
-  scan->setAttr(ScanScheduleName::getNameStr(),
+  scan->setAttr(kScanScheduleAttrName,
                 DenseI64ArrayAttr::get(scan.getContext(), lengths));
 }
