@@ -21,9 +21,14 @@ def JxVjpPass : Pass<"jx-vjp", "mlir::ModuleOp"> {
       calling both, and, when `@f` returns one scalar float,
       `@f_value_and_grad(args...) -> (value, gradients...)`.
 
-    `jx.remat` regions are flattened into `@f_fwd`; their ops keep the
-    region's policy in `jx.remat_policies` so that `--jx-remat` can decide
-    afterwards which of their residuals to recompute. Integer and boolean
+    The pair records the split in verified attributes: `jx.forward =
+    #jx.forward<primal = @f, backward = @f_bwd, primal_results = N>` and
+    `jx.backward = #jx.backward<forward = @f_fwd, residuals = R>`, and each
+    residual argument of `@f_bwd` says which remat regions asked for it
+    (`#jx.residual<requested_by = ...>`). `jx.remat` regions are flattened
+    into `@f_fwd`; their ops keep the regions' policies in a
+    `#jx.remat_scope` so that `--jx-remat` can decide afterwards which of
+    their residuals to recompute. Integer and boolean
     values and `jx.stop_gradient` outputs get zero cotangents; `jx.while`
     is rejected (not reverse-differentiable).
 
@@ -51,8 +56,8 @@ def JxRematPass : Pass<"jx-remat", "mlir::ModuleOp"> {
 
     - saved: it stays a residual;
     - offloaded: it stays a residual whose `@f_fwd` result and `@f_bwd`
-      argument carry `jx.memory_kind` (the policy's destination, e.g.
-      "pinned_host"), so a runtime can place it;
+      argument carry `#jx.residual<memory_kind = ...>` (the policy's
+      destination, e.g. "pinned_host"), so a runtime can place it;
     - recomputed: it is rebuilt in `@f_bwd`, right before its first use, from
       the nearest values that may be saved; those become residuals instead.
 

@@ -16,7 +16,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.cotangent_tools_dir, config.llvm_tools_dir]
 tools = ["cotangent-opt", "cotangent-run", "cotangent-interpret", "cotangent-demo",
-         "cotangent-bench"]
+         "cotangent-bench", "cotangent-policy-table"]
 llvm_config.add_tool_substitutions(
     [ToolSubst(t, unresolved="ignore") for t in tools], tool_dirs)
 config.substitutions.append(("%src_root", config.cotangent_src_root))

@@ -3,6 +3,7 @@
 #include "tracer/Autodiff.h"
 #include "tracer/DType.h"
 #include "tracer/Errors.h"
+#include "dialects/jx/JxSplit.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -47,8 +48,16 @@ func::FuncOp Split::lookup(const std::string &suffix) const {
   return module().lookupSymbol<func::FuncOp>((primal().getSymName() + suffix).str());
 }
 
-func::FuncOp Split::fwd() const { return lookup("_fwd"); }
-func::FuncOp Split::bwd() const { return lookup("_bwd"); }
+func::FuncOp Split::fwd() const {
+  std::optional<jx::SplitPair> pair = jx::lookupSplitPair(module(), primal().getSymName());
+  return pair ? pair->fwd : func::FuncOp();
+}
+
+func::FuncOp Split::bwd() const {
+  std::optional<jx::SplitPair> pair = jx::lookupSplitPair(module(), primal().getSymName());
+  return pair ? pair->bwd : func::FuncOp();
+}
+
 func::FuncOp Split::vjp() const { return lookup("_vjp"); }
 func::FuncOp Split::value_and_grad() const { return lookup("_value_and_grad"); }
 

@@ -55,6 +55,7 @@ public:
   std::string print_fwd_bwd(DumpSyntax syntax = DumpSyntax::Mlir, unsigned width = 0) const;
 
 private:
+  /// The function composed from the split and named @<primal><suffix>.
   mlir::func::FuncOp lookup(const std::string &suffix) const;
   Traced traced_;
 };

@@ -1,4 +1,10 @@
 //===- Checkpoint.cpp - jx.remat emission, policies, checkpoint_name ------===//
+//
+// The policy constructors (one per entry of Policies.def, built by the
+// signature's builder), checkpoint_name, and the emission of jx.remat for a
+// checkpointed call.
+//
+//===----------------------------------------------------------------------===//
 
 #include "tracer/Checkpoint.h"
 
@@ -24,87 +30,91 @@ std::string quoted(const std::vector<std::string> &names) {
   return s;
 }
 
-std::vector<StringRef> refs(const std::vector<std::string> &names) {
-  return {names.begin(), names.end()};
+/// The parameters of a #jx.policy, held without a context until it is built.
+struct Parameters {
+  PolicyKind kind;
+  std::vector<std::string> names, offloaded;
+  std::optional<std::pair<std::string, std::string>> memoryKinds;
+  std::vector<Policy> operands;
+};
+
+/// A policy whose attribute is built, and verified by the dialect, when a
+/// remat is emitted; `arguments` is JAX's spelling of its arguments.
+Policy make(Parameters params, const std::string &arguments) {
+  std::string description = stringifyPolicyKind(params.kind).str() + arguments;
+  return Policy(description, [params](MLIRContext *ctx, std::string &error) -> PolicyAttr {
+    SmallVector<PolicyAttr> operands;
+    for (const Policy &operand : params.operands) {
+      operands.push_back(operand.build(ctx, error));
+      if (!operands.back())
+        return {};
+    }
+    auto attrs = [&](const std::vector<std::string> &names) {
+      return llvm::map_to_vector(names, [&](const std::string &n) { return StringAttr::get(ctx, n); });
+    };
+    StringAttr src, dst;
+    if (params.memoryKinds) {
+      src = StringAttr::get(ctx, params.memoryKinds->first);
+      dst = StringAttr::get(ctx, params.memoryKinds->second);
+    }
+    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+      if (error.empty())
+        error = diag.str();
+      return success();
+    });
+    SmallVector<StringAttr> names = attrs(params.names), offloaded = attrs(params.offloaded);
+    return PolicyAttr::getChecked([&] { return emitError(UnknownLoc::get(ctx)); }, ctx,
+                                  params.kind, ArrayRef<StringAttr>(names),
+                                  ArrayRef<StringAttr>(offloaded), src, dst,
+                                  ArrayRef<PolicyAttr>(operands));
+  });
 }
 
-Policy simple(PolicyKind kind, std::string description) {
-  return Policy(std::move(description),
-                [kind](MLIRContext *ctx, std::string &) { return PolicyAttr::get(ctx, kind); });
+// One builder per signature; Policies.def instantiates them per policy.
+Policy plain(PolicyKind kind) { return make({kind, {}, {}, {}, {}}, ""); }
+
+Policy named(PolicyKind kind, std::vector<std::string> names) {
+  std::string arguments = "(" + quoted(names) + ")";
+  return make({kind, std::move(names), {}, {}, {}}, arguments);
 }
 
-Policy named(PolicyKind kind, std::string description, std::vector<std::string> names) {
-  return Policy(description + "(" + quoted(names) + ")",
-                [kind, names](MLIRContext *ctx, std::string &) {
-                  return PolicyAttr::getNamed(ctx, kind, refs(names));
-                });
+Policy saveOffload(PolicyKind kind, std::vector<std::string> saved,
+                   std::vector<std::string> offloaded, std::string src, std::string dst) {
+  std::string arguments = "([" + quoted(saved) + "], [" + quoted(offloaded) + "], '" + src +
+                          "', '" + dst + "')";
+  return make({kind, std::move(saved), std::move(offloaded), {{src, dst}}, {}}, arguments);
+}
+
+Policy memoryKinds(PolicyKind kind, std::string src, std::string dst) {
+  std::string arguments = "('" + src + "', '" + dst + "')";
+  return make({kind, {}, {}, {{src, dst}}, {}}, arguments);
+}
+
+Policy composed(PolicyKind kind, const Policy &p, const Policy &q) {
+  return make({kind, {}, {}, {}, {p, q}}, "(" + p.str() + ", " + q.str() + ")");
 }
 
 } // namespace
 
-Policy everything_saveable() {
-  return simple(PolicyKind::everything_saveable, "everything_saveable");
-}
-Policy nothing_saveable() { return simple(PolicyKind::nothing_saveable, "nothing_saveable"); }
-Policy dots_saveable() { return simple(PolicyKind::dots_saveable, "dots_saveable"); }
-Policy checkpoint_dots() { return dots_saveable(); }
-Policy dots_with_no_batch_dims_saveable() {
-  return simple(PolicyKind::dots_with_no_batch_dims_saveable, "dots_with_no_batch_dims_saveable");
-}
-Policy checkpoint_dots_with_no_batch_dims() { return dots_with_no_batch_dims_saveable(); }
-
-Policy save_only_these_names(std::vector<std::string> names) {
-  return named(PolicyKind::save_only_these_names, "save_only_these_names", std::move(names));
-}
-Policy save_any_names_but_these(std::vector<std::string> names) {
-  return named(PolicyKind::save_any_names_but_these, "save_any_names_but_these", std::move(names));
-}
-Policy save_anything_except_these_names(std::vector<std::string> names) {
-  return named(PolicyKind::save_anything_except_these_names, "save_anything_except_these_names",
-               std::move(names));
-}
-Policy save_anything_but_these_names(std::vector<std::string> names) {
-  return save_anything_except_these_names(std::move(names));
-}
-
-Policy save_and_offload_only_these_names(std::vector<std::string> saved,
-                                         std::vector<std::string> offloaded, std::string src,
-                                         std::string dst) {
-  std::string description = "save_and_offload_only_these_names([" + quoted(saved) + "], [" +
-                            quoted(offloaded) + "], '" + src + "', '" + dst + "')";
-  return Policy(description, [=](MLIRContext *ctx, std::string &error) -> PolicyAttr {
-    for (const std::string &n : offloaded)
-      if (std::find(saved.begin(), saved.end(), n) != saved.end()) {
-        error = "name '" + n + "' is both saveable and offloadable; the two sets must be disjoint";
-        return {};
-      }
-    if (src.empty() || dst.empty()) {
-      error = "needs a source and a destination memory kind";
-      return {};
-    }
-    return PolicyAttr::getSaveAndOffload(ctx, refs(saved), refs(offloaded), src, dst);
-  });
-}
-
-Policy offload_dot_with_no_batch_dims(std::string src, std::string dst) {
-  return Policy("offload_dot_with_no_batch_dims('" + src + "', '" + dst + "')",
-                [=](MLIRContext *ctx, std::string &error) -> PolicyAttr {
-                  if (src.empty() || dst.empty()) {
-                    error = "needs a source and a destination memory kind";
-                    return {};
-                  }
-                  return PolicyAttr::getOffloadDots(ctx, src, dst);
-                });
-}
-
-Policy save_from_both_policies(const Policy &p, const Policy &q) {
-  return Policy("save_from_both_policies(" + p.str() + ", " + q.str() + ")",
-                [p, q](MLIRContext *ctx, std::string &error) -> PolicyAttr {
-                  PolicyAttr a = p.build(ctx, error);
-                  PolicyAttr b = a ? q.build(ctx, error) : PolicyAttr();
-                  return a && b ? PolicyAttr::getBoth(a, b) : PolicyAttr();
-                });
-}
+#define COTANGENT_POLICY_Plain(fn, kind)                                                      \
+  Policy fn() { return plain(PolicyKind::kind); }
+#define COTANGENT_POLICY_Names(fn, kind)                                                      \
+  Policy fn(std::vector<std::string> names) { return named(PolicyKind::kind, std::move(names)); }
+#define COTANGENT_POLICY_SaveOffload(fn, kind)                                                \
+  Policy fn(std::vector<std::string> saved, std::vector<std::string> offloaded,               \
+            std::string src, std::string dst) {                                               \
+    return saveOffload(PolicyKind::kind, std::move(saved), std::move(offloaded),              \
+                       std::move(src), std::move(dst));                                       \
+  }
+#define COTANGENT_POLICY_MemoryKinds(fn, kind)                                                \
+  Policy fn(std::string src, std::string dst) {                                               \
+    return memoryKinds(PolicyKind::kind, std::move(src), std::move(dst));                     \
+  }
+#define COTANGENT_POLICY_Policies(fn, kind)                                                   \
+  Policy fn(const Policy &p, const Policy &q) { return composed(PolicyKind::kind, p, q); }
+#define JX_POLICY(name, signature, ...) COTANGENT_POLICY_##signature(name, name)
+#define JX_POLICY_ALIAS(alias, name, signature) COTANGENT_POLICY_##signature(alias, name)
+#include "dialects/jx/Policies.def"
 
 Policy parse(std::string text) {
   return Policy(text, [text](MLIRContext *ctx, std::string &error) {

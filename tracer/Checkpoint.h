@@ -8,6 +8,9 @@
 //
 // `policies::` builds JAX's policies by their names; each is a thin,
 // context-free wrapper that becomes a `#jx.policy` when a remat is emitted.
+// There is one constructor per policy and alias of dialects/jx/Policies.def,
+// its arguments given by the policy's signature (the list, with what each
+// policy saves: docs/generated/policies-table.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,21 +52,30 @@ private:
 };
 
 namespace policies {
-Policy everything_saveable();
-Policy nothing_saveable();
-Policy dots_saveable();
-Policy checkpoint_dots(); ///< alias of dots_saveable
-Policy dots_with_no_batch_dims_saveable();
-Policy checkpoint_dots_with_no_batch_dims(); ///< alias
-Policy save_only_these_names(std::vector<std::string> names);
-Policy save_any_names_but_these(std::vector<std::string> names);
-Policy save_anything_except_these_names(std::vector<std::string> names);
-Policy save_anything_but_these_names(std::vector<std::string> names); ///< alias
-Policy save_and_offload_only_these_names(std::vector<std::string> saved,
-                                         std::vector<std::string> offloaded,
-                                         std::string src, std::string dst);
-Policy offload_dot_with_no_batch_dims(std::string src, std::string dst);
-Policy save_from_both_policies(const Policy &p, const Policy &q);
+
+// The constructor of a policy, by its signature (PolicySignature):
+//   Plain        Policy dots_saveable();
+//   Names        Policy save_only_these_names(std::vector<std::string> names);
+//   SaveOffload  Policy save_and_offload_only_these_names(std::vector<std::string> saved,
+//                    std::vector<std::string> offloaded, std::string src, std::string dst);
+//   MemoryKinds  Policy offload_dot_with_no_batch_dims(std::string src, std::string dst);
+//   Policies     Policy save_from_both_policies(const Policy &p, const Policy &q);
+#define COTANGENT_POLICY_Plain(fn) Policy fn();
+#define COTANGENT_POLICY_Names(fn) Policy fn(std::vector<std::string> names);
+#define COTANGENT_POLICY_SaveOffload(fn)                                                      \
+  Policy fn(std::vector<std::string> saved, std::vector<std::string> offloaded,               \
+            std::string src, std::string dst);
+#define COTANGENT_POLICY_MemoryKinds(fn) Policy fn(std::string src, std::string dst);
+#define COTANGENT_POLICY_Policies(fn) Policy fn(const Policy &p, const Policy &q);
+#define JX_POLICY(name, signature, ...) COTANGENT_POLICY_##signature(name)
+#define JX_POLICY_ALIAS(alias, name, signature) COTANGENT_POLICY_##signature(alias)
+#include "dialects/jx/Policies.def"
+#undef COTANGENT_POLICY_Plain
+#undef COTANGENT_POLICY_Names
+#undef COTANGENT_POLICY_SaveOffload
+#undef COTANGENT_POLICY_MemoryKinds
+#undef COTANGENT_POLICY_Policies
+
 /// Any policy in #jx.policy's syntax ("save_only_these_names(\"a\")");
 /// errors surface as TraceError when the remat is emitted.
 Policy parse(std::string text);

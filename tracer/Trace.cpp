@@ -9,6 +9,7 @@
 
 #include "tracer/Trace.h"
 
+#include "dialects/jx/JxSplit.h"
 #include "passes/report/JaxprPrinter.h"
 #include "tracer/TraceState.h"
 
@@ -111,10 +112,13 @@ Traced TraceSession::finish(const std::vector<std::pair<std::string, Tensor>> &r
   I.func.setFunctionType(
       FunctionType::get(I.ctx, I.entry->getArgumentTypes(), ValueRange(values).getTypes()));
   func::ReturnOp::create(I.state->builder(), I.state->frameLocation(I.loc), values);
+  // An empty name says nothing (and would not verify): leave it out.
   for (auto [i, name] : llvm::enumerate(I.argNames))
-    I.func.setArgAttr(i, "jx.arg_name", StringAttr::get(I.ctx, name));
+    if (!name.empty())
+      jx::setArgName(I.func, i, name);
   for (auto [i, r] : llvm::enumerate(results))
-    I.func.setResultAttr(i, "jx.result_name", StringAttr::get(I.ctx, r.first));
+    if (!r.first.empty())
+      jx::setResultName(I.func, i, r.first);
   if (failed(verify(*I.module)))
     throwTraceError("trace", "the traced module does not verify: " + I.state->takeDiagnostics(),
                     {}, I.loc);

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dialects/jx/JxOps.h"
+#include "dialects/jx/JxSplit.h"
 #include "conversion/llvm/LoweringPasses.h"
 #include "conversion/llvm/LoweringUtils.h"
 
@@ -45,23 +45,11 @@ public:
       return signalPassFailure();
 
     UnitAttr unit = UnitAttr::get(ctx);
-    // jx.* argument/result attributes (offload memory kinds) are informative
-    // for runtimes; LLVM translation would warn about them.
-    auto strip = [](DictionaryAttr attrs) {
-      SmallVector<NamedAttribute> kept;
-      if (!attrs)
-        return kept;
-      for (NamedAttribute a : attrs)
-        if (!a.getName().strref().starts_with("jx."))
-          kept.push_back(a);
-      return kept;
-    };
-    for (auto fn : module.getOps<func::FuncOp>()) {
-      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-        fn.setArgAttrs(i, strip(fn.getArgAttrDict(i)));
-      for (unsigned i = 0; i < fn.getNumResults(); ++i)
-        fn.setResultAttrs(i, strip(fn.getResultAttrDict(i)));
-    }
+    // The split contract and the names are jx-level facts (runtimes read them
+    // before lowering): bufferization changes the types they are verified
+    // against, and LLVM translation would warn about them.
+    for (auto fn : module.getOps<func::FuncOp>())
+      jx::stripJxAttributes(fn);
     for (auto fn : module.getOps<func::FuncOp>())
       if (fn.isPublic() && !fn.isDeclaration()) {
         // Callers own the arguments: compiled code never writes into them.

@@ -1,26 +1,17 @@
-//===- JxAttrs.td - jx attributes: the remat policy ------*- tablegen -*-===//
+//===- JxAttrs.td - jx attributes ------------------------*- tablegen -*-===//
+//
+// The remat policy, and the attributes of the forward/backward contract that
+// --jx-vjp writes and --jx-remat, the reports and the runtimes read. The
+// contract attributes are verified by JxDialect (JxContract.cpp) and read and
+// written through dialects/jx/JxSplit.h.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef COTANGENT_DIALECTS_JX_JXATTRS_TD
 #define COTANGENT_DIALECTS_JX_JXATTRS_TD
 
 include "dialects/jx/JxDialect.td"
-include "mlir/IR/EnumAttr.td"
-
-def Jx_PolicyKind : I32EnumAttr<"PolicyKind", "a rematerialization policy, by JAX's name", [
-    I32EnumAttrCase<"everything_saveable", 0>,
-    I32EnumAttrCase<"nothing_saveable", 1>,
-    I32EnumAttrCase<"dots_saveable", 2>,
-    I32EnumAttrCase<"dots_with_no_batch_dims_saveable", 3>,
-    I32EnumAttrCase<"save_only_these_names", 4>,
-    I32EnumAttrCase<"save_any_names_but_these", 5>,
-    I32EnumAttrCase<"save_anything_except_these_names", 6>,
-    I32EnumAttrCase<"save_and_offload_only_these_names", 7>,
-    I32EnumAttrCase<"offload_dot_with_no_batch_dims", 8>,
-    I32EnumAttrCase<"save_from_both_policies", 9>
-  ]> {
-  let cppNamespace = "::mlir::jx";
-  let genSpecializedAttr = 0;
-}
+include "mlir/IR/BuiltinAttributeInterfaces.td"
 
 def Jx_PolicyAttr : Jx_Attr<"Policy", "policy"> {
   let summary = "A rematerialization policy, named and parameterized as in JAX.";
@@ -30,18 +21,8 @@ def Jx_PolicyAttr : Jx_Attr<"Policy", "policy"> {
     or may save it in another memory space (offload). A policy only says what
     MAY be saved: the remat pass saves a value only if the backward needs it.
 
-    | policy | saveable | offloadable |
-    |---|---|---|
-    | `everything_saveable` | every value | - |
-    | `nothing_saveable` | nothing (the region's inputs only) | - |
-    | `dots_saveable` (alias `checkpoint_dots`) | `jx.dot_general` outputs | - |
-    | `dots_with_no_batch_dims_saveable` (alias `checkpoint_dots_with_no_batch_dims`) | dots without batch dims | - |
-    | `save_only_these_names("a", ...)` | `jx.checkpoint_name` values with these names | - |
-    | `save_any_names_but_these("a", ...)` | named values, except these names | - |
-    | `save_anything_except_these_names("a", ...)` (alias `save_anything_but_these_names`) | every value except named ones with these names | - |
-    | `save_and_offload_only_these_names(["a"], ["b"], "device", "pinned_host")` | names of the 1st list | names of the 2nd list |
-    | `offload_dot_with_no_batch_dims("device", "pinned_host")` | - | dots without batch dims |
-    | `save_from_both_policies(p, q)` | what p or q saves | what p or q offloads, unless saved |
+    The policies, their aliases and arguments are listed in
+    `docs/generated/policies-table.md`, generated from `Policies.def`.
 
     The two name lists of `save_and_offload_only_these_names` must be
     disjoint. `save_from_both_policies` composes any two policies, offload
@@ -53,7 +34,7 @@ def Jx_PolicyAttr : Jx_Attr<"Policy", "policy"> {
     ```
   }];
   let parameters = (ins
-    EnumParameter<Jx_PolicyKind>:$kind,
+    "::mlir::jx::PolicyKind":$kind,
     OptionalArrayRefParameter<"::mlir::StringAttr">:$names,
     OptionalArrayRefParameter<"::mlir::StringAttr">:$offloadNames,
     OptionalParameter<"::mlir::StringAttr">:$offloadSrc,
@@ -67,26 +48,137 @@ def Jx_PolicyAttr : Jx_Attr<"Policy", "policy"> {
     enum class Decision { Recompute, Save, Offload };
 
     /// The decision for the (single) result of `op`. Named-value policies
-    /// look at `jx.checkpoint_name` ops; dot policies at `jx.dot_general`.
-    Decision decide(::mlir::Operation *op) const;
+    /// look at `jx.checkpoint_name` ops; dot policies at `jx.dot_general`;
+    /// the min_residual_bytes policies at `inMinimumCut`, whether the value
+    /// is in the minimum cut of its region (passes/remat/MinimumCut.h).
+    Decision decide(::mlir::Operation *op, bool inMinimumCut = false) const;
 
-    /// A policy without parameters (everything_saveable, dots_saveable, ...).
+    /// How this policy (or one it composes) wants its region's minimum cut:
+    /// not at all, recomputing elementwise ops and views, or dots too.
+    enum class MinimumCut { None, Elementwise, WithDots };
+    MinimumCut getMinimumCut() const;
+
+    /// Builders by signature (see Policies.def); they assert the parameters
+    /// are valid for `kind`, getChecked reports why not.
+    /// A Plain policy (everything_saveable, dots_saveable, ...).
     static PolicyAttr get(::mlir::MLIRContext *ctx, PolicyKind kind);
-    /// A policy over one list of names (save_only_these_names, ...).
+    /// A Names policy (save_only_these_names, ...).
     static PolicyAttr getNamed(::mlir::MLIRContext *ctx, PolicyKind kind,
                                ::llvm::ArrayRef<::llvm::StringRef> names);
-    static PolicyAttr getSaveAndOffload(::mlir::MLIRContext *ctx,
+    /// A SaveOffload policy (save_and_offload_only_these_names).
+    static PolicyAttr getSaveAndOffload(::mlir::MLIRContext *ctx, PolicyKind kind,
                                         ::llvm::ArrayRef<::llvm::StringRef> saved,
                                         ::llvm::ArrayRef<::llvm::StringRef> offloaded,
                                         ::llvm::StringRef src, ::llvm::StringRef dst);
-    static PolicyAttr getOffloadDots(::mlir::MLIRContext *ctx,
-                                     ::llvm::StringRef src, ::llvm::StringRef dst);
-    static PolicyAttr getBoth(PolicyAttr p, PolicyAttr q);
+    /// A MemoryKinds policy (offload_dot_with_no_batch_dims).
+    static PolicyAttr getOffloading(::mlir::MLIRContext *ctx, PolicyKind kind,
+                                    ::llvm::StringRef src, ::llvm::StringRef dst);
+    /// A Policies policy (save_from_both_policies).
+    static PolicyAttr getComposed(PolicyKind kind, PolicyAttr p, PolicyAttr q);
 
     /// Parses a policy by JAX's name ("save_only_these_names(\"a\")").
     static PolicyAttr parsePolicy(::mlir::MLIRContext *ctx, ::llvm::StringRef text,
                                   std::string &error);
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// The forward/backward contract
+//===----------------------------------------------------------------------===//
+
+def Jx_ForwardAttr : Jx_Attr<"Forward", "forward"> {
+  let summary = "Marks the forward half of a split and names its backward.";
+  let description = [{
+    `jx.forward` on `@f_fwd`, written by `--jx-vjp`: the function returns
+    `primal_results` results of the function it was split from (`primal`,
+    when that function is still around), then the residuals that `backward`
+    takes. The dialect verifies the pair: the backward exists and names this
+    function as its forward, the forward returns `primal_results` plus the
+    backward's `residuals` results, the residual types agree, the backward
+    takes one cotangent per primal result (of its type) and returns one per
+    forward argument (of its type).
+
+    ```mlir
+    func.func @f_fwd(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+        attributes {jx.forward = #jx.forward<primal = @f, backward = @f_bwd, primal_results = 1>}
+    ```
+  }];
+  let parameters = (ins
+    OptionalParameter<"::mlir::FlatSymbolRefAttr">:$primal,
+    "::mlir::FlatSymbolRefAttr":$backward,
+    "int64_t":$primal_results
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Jx_BackwardAttr : Jx_Attr<"Backward", "backward"> {
+  let summary = "Marks the backward half of a split and names its forward.";
+  let description = [{
+    `jx.backward` on `@f_bwd`: its first `residuals` arguments are what
+    `forward` saved for it, the rest are the cotangents of the primal results;
+    it returns the cotangents of the forward's arguments.
+
+    ```mlir
+    func.func @f_bwd(%cos: tensor<4xf32>, %ct: tensor<4xf32>) -> tensor<4xf32>
+        attributes {jx.backward = #jx.backward<forward = @f_fwd, residuals = 1>}
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::FlatSymbolRefAttr":$forward,
+    "int64_t":$residuals
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Jx_ResidualAttr : Jx_Attr<"Residual", "residual"> {
+  let summary = "What the split knows of one residual.";
+  let description = [{
+    On a residual argument of `@f_bwd` or a residual result of `@f_fwd`, and
+    only there. Both fields are optional:
+
+    - `requested_by`: the remat-region stacks (region ids, innermost first)
+      of the ops whose differentiation rules asked for the residual, written
+      by `--jx-vjp` for `--jx-remat` to decide by; `[]` is an op outside
+      every region.
+    - `memory_kind`: where an offloaded residual lives (the offloading
+      policy's destination, e.g. `"pinned_host"`), written by `--jx-remat`
+      on both sides of the split for the runtimes to place.
+
+    ```mlir
+    func.func @f_bwd(%r: tensor<4xf32> {jx.residual = #jx.residual<requested_by = [[0], []]>}, ...)
+    ```
+  }];
+  let parameters = (ins
+    OptionalParameter<"::mlir::ArrayAttr">:$requested_by,
+    OptionalParameter<"::mlir::StringAttr">:$memory_kind
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def Jx_RematScopeAttr : Jx_Attr<"RematScope", "remat_scope"> {
+  let summary = "The jx.remat regions an op was flattened out of.";
+  let description = [{
+    `--jx-vjp` moves the body of each `jx.remat` into the forward function and
+    tags every moved op with the regions it came from, innermost first: their
+    ids, their policies (in the same order) and the innermost region's
+    `prevent_cse`. `--jx-remat` decides residuals by these and removes them.
+
+    ```mlir
+    %0 = jx.sin %x {jx.remat_scope = #jx.remat_scope<regions = [1, 0],
+           policies = [#jx.policy<dots_saveable>, #jx.policy<nothing_saveable>],
+           prevent_cse = true>} : tensor<4xf32>
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t">:$regions,
+    ArrayRefParameter<"::mlir::jx::PolicyAttr">:$policies,
+    "bool":$prevent_cse
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
 }
 
 #endif // COTANGENT_DIALECTS_JX_JXATTRS_TD

@@ -15,7 +15,6 @@ using namespace mlir;
 using namespace mlir::jx;
 
 #include "dialects/jx/JxDialect.cpp.inc"
-#include "dialects/jx/JxEnums.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "dialects/jx/JxAttrs.cpp.inc"

@@ -34,6 +34,27 @@ def Jx_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
+
+  // The attributes jx puts on other dialects' ops (func.func, its arguments
+  // and results) and on its own ops, each declared once here. The dialect
+  // verifies every `jx.*` attribute (JxContract.cpp) and rejects unknown ones.
+  let discardableAttrs = (ins
+    // On @f_fwd / @f_bwd: the two halves of a split (JxSplit.h).
+    "::mlir::jx::ForwardAttr":$forward,
+    "::mlir::jx::BackwardAttr":$backward,
+    // On residual arguments of @f_bwd and residual results of @f_fwd.
+    "::mlir::jx::ResidualAttr":$residual,
+    // On ops flattened out of jx.remat regions, until --jx-remat ran.
+    "::mlir::jx::RematScopeAttr":$remat_scope,
+    // On the outer jx.scan of an expanded checkpoint_lengths schedule: the lengths.
+    "::mlir::DenseI64ArrayAttr":$scan_schedule,
+    // On function arguments and results: the names the tracer gave them.
+    "::mlir::StringAttr":$arg_name,
+    "::mlir::StringAttr":$result_name
+  );
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 class Jx_Op<string mnemonic, list<Trait> traits = []>

@@ -24,7 +24,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 //===----------------------------------------------------------------------===//
 
 class Jx_UnaryOp<string mnemonic, Type type, string doc, list<Trait> traits = []>
-    : Jx_Op<mnemonic, traits # [Pure, Elementwise, SameOperandsAndResultType, InferTypeOpInterface]> {
+    : Jx_Op<mnemonic, traits # [Pure, SameOperandsAndResultType, InferTypeOpInterface, Elementwise]> {
   let summary = "elementwise " # doc;
   let description = "Computes " # doc # " elementwise, as JAX's `" # mnemonic
     # "_p`.\n\n```mlir\n%1 = jx." # mnemonic # " %0 : tensor<5xf32>\n```";
@@ -54,7 +54,7 @@ def Jx_StopGradientOp : Jx_UnaryOp<"stop_gradient", Jx_Tensor,
     "identity whose cotangent is zero">;
 
 def Jx_IntegerPowOp : Jx_Op<"integer_pow",
-    [Pure, Elementwise, SameOperandsAndResultType, InferTypeOpInterface]> {
+    [Pure, SameOperandsAndResultType, InferTypeOpInterface, Elementwise]> {
   let summary = "elementwise power by a constant integer";
   let description = [{
     `x ** y` for an integer constant `y` (negative allowed for floats).
@@ -70,7 +70,7 @@ def Jx_IntegerPowOp : Jx_Op<"integer_pow",
 }
 
 class Jx_BinaryOp<string mnemonic, Type type, string doc, list<Trait> traits = []>
-    : Jx_Op<mnemonic, traits # [Pure, Elementwise, SameOperandsAndResultType, InferTypeOpInterface]> {
+    : Jx_Op<mnemonic, traits # [Pure, SameOperandsAndResultType, InferTypeOpInterface, Elementwise]> {
   let summary = "elementwise " # doc;
   let description = "Computes " # doc # " elementwise on operands of one type"
     # " (no implicit broadcasting), as JAX's `" # mnemonic # "_p`.\n\n```mlir\n"
@@ -93,7 +93,7 @@ def Jx_AndOp : Jx_BinaryOp<"and", Jx_IntOrBoolTensor, "logical / bitwise and", [
 def Jx_OrOp : Jx_BinaryOp<"or", Jx_IntOrBoolTensor, "logical / bitwise or", [Commutative]>;
 
 class Jx_CompareOp<string mnemonic, string doc>
-    : Jx_Op<mnemonic, [Pure, Elementwise, SameTypeOperands, InferTypeOpAdaptor]> {
+    : Jx_Op<mnemonic, [Pure, SameTypeOperands, InferTypeOpAdaptor, Elementwise]> {
   let summary = "elementwise comparison " # doc;
   let description = "Compares two operands of one type elementwise (" # doc
     # "); the result is a boolean tensor of their shape.\n\n```mlir\n"
@@ -345,7 +345,7 @@ def Jx_IotaOp : Jx_Op<"iota", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Jx_ConvertElementTypeOp : Jx_Op<"convert_element_type", [Pure, Elementwise]> {
+def Jx_ConvertElementTypeOp : Jx_Op<"convert_element_type", [Pure]> {
   let summary = "convert to another element type";
   let description = [{
     ```mlir

@@ -1,7 +1,9 @@
 //===- JxPolicy.cpp - the remat policy attribute --------------------------===//
 //
 // Parsing, printing, verification and evaluation of #jx.policy. The syntax
-// is JAX's call syntax for the policy constructors:
+// is JAX's call syntax for the policy constructors. Everything here follows
+// the table in Policies.def: the parser, printer and verifier switch on a
+// policy's signature, `decide` evaluates the table's decision expressions.
 //
 //   #jx.policy<dots_with_no_batch_dims_saveable>
 //   #jx.policy<save_only_these_names("a", "b")>
@@ -16,41 +18,11 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace mlir::jx;
 
 namespace {
-
-/// Every accepted spelling, aliases last.
-constexpr std::pair<const char *, PolicyKind> kPolicyNames[] = {
-    {"everything_saveable", PolicyKind::everything_saveable},
-    {"nothing_saveable", PolicyKind::nothing_saveable},
-    {"dots_saveable", PolicyKind::dots_saveable},
-    {"dots_with_no_batch_dims_saveable", PolicyKind::dots_with_no_batch_dims_saveable},
-    {"save_only_these_names", PolicyKind::save_only_these_names},
-    {"save_any_names_but_these", PolicyKind::save_any_names_but_these},
-    {"save_anything_except_these_names", PolicyKind::save_anything_except_these_names},
-    {"save_and_offload_only_these_names", PolicyKind::save_and_offload_only_these_names},
-    {"offload_dot_with_no_batch_dims", PolicyKind::offload_dot_with_no_batch_dims},
-    {"save_from_both_policies", PolicyKind::save_from_both_policies},
-    {"checkpoint_dots", PolicyKind::dots_saveable},
-    {"checkpoint_dots_with_no_batch_dims", PolicyKind::dots_with_no_batch_dims_saveable},
-    {"save_anything_but_these_names", PolicyKind::save_anything_except_these_names},
-};
-
-std::optional<PolicyKind> kindFromName(StringRef name) {
-  for (auto [spelling, kind] : kPolicyNames)
-    if (name == spelling)
-      return kind;
-  return std::nullopt;
-}
-
-bool takesNameList(PolicyKind k) {
-  return k == PolicyKind::save_only_these_names || k == PolicyKind::save_any_names_but_these ||
-         k == PolicyKind::save_anything_except_these_names;
-}
 
 SmallVector<StringAttr> toAttrs(MLIRContext *ctx, ArrayRef<StringRef> names) {
   return llvm::map_to_vector(names, [&](StringRef n) { return StringAttr::get(ctx, n); });
@@ -79,57 +51,43 @@ FailureOr<PolicyAttr> parsePolicyBody(AsmParser &p) {
     p.emitError(loc, "expected a remat policy name");
     return failure();
   }
-  std::optional<PolicyKind> kind = kindFromName(name);
+  std::optional<PolicyKind> kind = symbolizePolicyKind(name);
   if (!kind) {
     auto diag = p.emitError(loc) << "unknown remat policy '" << name << "'; expected one of: ";
-    llvm::interleaveComma(kPolicyNames, diag, [&](auto &entry) { diag << entry.first; });
+    llvm::interleaveComma(kPolicySpellings, diag,
+                          [&](const PolicySpelling &spelling) { diag << spelling.name; });
     return failure();
   }
-  // getChecked reports a failed verify as a null attribute, which FailureOr
-  // would take for success: a composition would then hold a null policy.
-  auto emit = [&](auto &&...parts) -> FailureOr<PolicyAttr> {
-    PolicyAttr policy =
-        PolicyAttr::getChecked([&] { return p.emitError(loc); }, ctx, parts...);
-    if (!policy)
-      return failure();
-    return policy;
-  };
   SmallVector<StringAttr> names, offloaded;
+  SmallVector<PolicyAttr> operands;
   std::string src, dst;
-  switch (*kind) {
-  case PolicyKind::everything_saveable:
-  case PolicyKind::nothing_saveable:
-  case PolicyKind::dots_saveable:
-  case PolicyKind::dots_with_no_batch_dims_saveable:
+  auto parseMemoryKinds = [&]() -> ParseResult {
+    if (p.parseString(&src) || p.parseComma() || p.parseString(&dst))
+      return failure();
+    return success();
+  };
+  switch (getPolicySignature(*kind)) {
+  case PolicySignature::Plain:
     if (succeeded(p.parseOptionalLParen())) {
       p.emitError(loc) << "remat policy '" << name << "' takes no arguments";
       return failure();
     }
-    return emit(*kind, ArrayRef<StringAttr>(), ArrayRef<StringAttr>(), StringAttr(),
-                StringAttr(), ArrayRef<PolicyAttr>());
-  case PolicyKind::save_only_these_names:
-  case PolicyKind::save_any_names_but_these:
-  case PolicyKind::save_anything_except_these_names:
+    break;
+  case PolicySignature::Names:
     if (parseStringList(p, AsmParser::Delimiter::Paren, names))
       return failure();
-    return emit(*kind, ArrayRef<StringAttr>(names), ArrayRef<StringAttr>(), StringAttr(),
-                StringAttr(), ArrayRef<PolicyAttr>());
-  case PolicyKind::save_and_offload_only_these_names:
+    break;
+  case PolicySignature::SaveOffload:
     if (p.parseLParen() || parseStringList(p, AsmParser::Delimiter::Square, names) ||
         p.parseComma() || parseStringList(p, AsmParser::Delimiter::Square, offloaded) ||
-        p.parseComma() || p.parseString(&src) || p.parseComma() || p.parseString(&dst) ||
-        p.parseRParen())
+        p.parseComma() || parseMemoryKinds() || p.parseRParen())
       return failure();
-    return emit(*kind, ArrayRef<StringAttr>(names), ArrayRef<StringAttr>(offloaded),
-                StringAttr::get(ctx, src), StringAttr::get(ctx, dst), ArrayRef<PolicyAttr>());
-  case PolicyKind::offload_dot_with_no_batch_dims:
-    if (p.parseLParen() || p.parseString(&src) || p.parseComma() || p.parseString(&dst) ||
-        p.parseRParen())
+    break;
+  case PolicySignature::MemoryKinds:
+    if (p.parseLParen() || parseMemoryKinds() || p.parseRParen())
       return failure();
-    return emit(*kind, ArrayRef<StringAttr>(), ArrayRef<StringAttr>(), StringAttr::get(ctx, src),
-                StringAttr::get(ctx, dst), ArrayRef<PolicyAttr>());
-  case PolicyKind::save_from_both_policies: {
-    SmallVector<PolicyAttr> operands;
+    break;
+  case PolicySignature::Policies:
     if (p.parseCommaSeparatedList(AsmParser::Delimiter::Paren, [&]() -> ParseResult {
           FailureOr<PolicyAttr> sub = parsePolicyBody(p);
           if (failed(sub))
@@ -138,11 +96,23 @@ FailureOr<PolicyAttr> parsePolicyBody(AsmParser &p) {
           return success();
         }))
       return failure();
-    return emit(*kind, ArrayRef<StringAttr>(), ArrayRef<StringAttr>(), StringAttr(),
-                StringAttr(), ArrayRef<PolicyAttr>(operands));
+    break;
   }
-  }
-  llvm_unreachable("all policy kinds handled");
+  // Memory kinds are absent, not empty, where the signature has none.
+  auto memoryKind = [&](const std::string &s) {
+    bool takesThem = getPolicySignature(*kind) == PolicySignature::SaveOffload ||
+                     getPolicySignature(*kind) == PolicySignature::MemoryKinds;
+    return takesThem ? StringAttr::get(ctx, s) : StringAttr();
+  };
+  PolicyAttr policy = PolicyAttr::getChecked(
+      [&] { return p.emitError(loc); }, ctx, *kind, ArrayRef<StringAttr>(names),
+      ArrayRef<StringAttr>(offloaded), memoryKind(src), memoryKind(dst),
+      ArrayRef<PolicyAttr>(operands));
+  // getChecked reports a failed verify as a null attribute, which FailureOr
+  // would take for success: a composition would then hold a null policy.
+  if (!policy)
+    return failure();
+  return policy;
 }
 
 void printStrings(AsmPrinter &printer, ArrayRef<StringAttr> names) {
@@ -151,41 +121,68 @@ void printStrings(AsmPrinter &printer, ArrayRef<StringAttr> names) {
 
 void printPolicyBody(AsmPrinter &printer, PolicyAttr policy) {
   printer << stringifyPolicyKind(policy.getKind());
-  switch (policy.getKind()) {
-  case PolicyKind::save_only_these_names:
-  case PolicyKind::save_any_names_but_these:
-  case PolicyKind::save_anything_except_these_names:
+  auto printMemoryKinds = [&] {
+    printer.printString(policy.getOffloadSrc().getValue());
+    printer << ", ";
+    printer.printString(policy.getOffloadDst().getValue());
+  };
+  switch (getPolicySignature(policy.getKind())) {
+  case PolicySignature::Plain:
+    return;
+  case PolicySignature::Names:
     printer << "(";
     printStrings(printer, policy.getNames());
     printer << ")";
     return;
-  case PolicyKind::save_and_offload_only_these_names:
+  case PolicySignature::SaveOffload:
     printer << "([";
     printStrings(printer, policy.getNames());
     printer << "], [";
     printStrings(printer, policy.getOffloadNames());
     printer << "], ";
-    printer.printString(policy.getOffloadSrc().getValue());
-    printer << ", ";
-    printer.printString(policy.getOffloadDst().getValue());
+    printMemoryKinds();
     printer << ")";
     return;
-  case PolicyKind::offload_dot_with_no_batch_dims:
+  case PolicySignature::MemoryKinds:
     printer << "(";
-    printer.printString(policy.getOffloadSrc().getValue());
-    printer << ", ";
-    printer.printString(policy.getOffloadDst().getValue());
+    printMemoryKinds();
     printer << ")";
     return;
-  case PolicyKind::save_from_both_policies:
+  case PolicySignature::Policies:
     printer << "(";
     llvm::interleaveComma(policy.getOperands(), printer,
                           [&](PolicyAttr sub) { printPolicyBody(printer, sub); });
     printer << ")";
     return;
-  default:
-    return;
   }
+}
+
+/// What the decision expressions of Policies.def may ask about a value: the
+/// facts JAX's policies look at (is it a dot, is it named, and how).
+struct PolicyQuery {
+  Operation *op;
+  bool inMinimumCut;
+
+  bool isDot() const { return isa<DotGeneralOp>(op); }
+  bool isDotWithoutBatchDims() const {
+    auto dot = dyn_cast<DotGeneralOp>(op);
+    return dot && dot.hasNoBatchDims();
+  }
+  bool isNamed() const { return isa<CheckpointNameOp>(op); }
+  bool isNamedIn(ArrayRef<StringAttr> names) const {
+    auto named = dyn_cast<CheckpointNameOp>(op);
+    return named && contains(names, named.getName());
+  }
+};
+
+/// The union of two decisions: save beats offload beats recompute.
+PolicyAttr::Decision strongest(PolicyAttr::Decision a, PolicyAttr::Decision b) {
+  using Decision = PolicyAttr::Decision;
+  if (a == Decision::Save || b == Decision::Save)
+    return Decision::Save;
+  if (a == Decision::Offload || b == Decision::Offload)
+    return Decision::Offload;
+  return Decision::Recompute;
 }
 
 } // namespace
@@ -208,14 +205,15 @@ void PolicyAttr::print(AsmPrinter &printer) const {
 LogicalResult PolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError, PolicyKind kind,
                                  ArrayRef<StringAttr> names, ArrayRef<StringAttr> offloadNames,
                                  StringAttr src, StringAttr dst, ArrayRef<PolicyAttr> operands) {
-  bool wantsNames = takesNameList(kind) || kind == PolicyKind::save_and_offload_only_these_names;
-  bool wantsOffload = kind == PolicyKind::save_and_offload_only_these_names ||
-                      kind == PolicyKind::offload_dot_with_no_batch_dims;
-  bool wantsOperands = kind == PolicyKind::save_from_both_policies;
+  PolicySignature signature = getPolicySignature(kind);
+  bool wantsNames = signature == PolicySignature::Names || signature == PolicySignature::SaveOffload;
+  bool wantsOffload =
+      signature == PolicySignature::SaveOffload || signature == PolicySignature::MemoryKinds;
+  bool wantsOperands = signature == PolicySignature::Policies;
   StringRef name = stringifyPolicyKind(kind);
   if (!wantsNames && !names.empty())
     return emitError() << "remat policy '" << name << "' takes no names";
-  if (kind != PolicyKind::save_and_offload_only_these_names && !offloadNames.empty())
+  if (signature != PolicySignature::SaveOffload && !offloadNames.empty())
     return emitError() << "remat policy '" << name << "' takes no offloaded names";
   if (wantsOffload && (!src || !dst || src.getValue().empty() || dst.getValue().empty()))
     return emitError() << "remat policy '" << name
@@ -225,6 +223,8 @@ LogicalResult PolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError, P
   if (wantsOperands != !operands.empty() || (wantsOperands && operands.size() != 2))
     return emitError() << "remat policy '" << name << "' "
                        << (wantsOperands ? "combines exactly 2 policies" : "takes no policies");
+  if (llvm::any_of(operands, [](PolicyAttr p) { return !p; }))
+    return emitError() << "remat policy '" << name << "' combines a null policy";
   for (StringAttr n : offloadNames)
     if (contains(names, n.getValue()))
       return emitError() << "name '" << n.getValue()
@@ -232,43 +232,33 @@ LogicalResult PolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError, P
   return success();
 }
 
-PolicyAttr::Decision PolicyAttr::decide(Operation *op) const {
-  auto dot = dyn_cast<DotGeneralOp>(op);
-  auto named = dyn_cast<CheckpointNameOp>(op);
-  bool noBatchDot = dot && dot.hasNoBatchDims();
-  auto nameIn = [&](ArrayRef<StringAttr> names) {
-    return named && contains(names, named.getName());
-  };
+PolicyAttr::MinimumCut PolicyAttr::getMinimumCut() const {
   switch (getKind()) {
-  case PolicyKind::everything_saveable:
-    return Decision::Save;
-  case PolicyKind::nothing_saveable:
-    return Decision::Recompute;
-  case PolicyKind::dots_saveable:
-    return dot ? Decision::Save : Decision::Recompute;
-  case PolicyKind::dots_with_no_batch_dims_saveable:
-    return noBatchDot ? Decision::Save : Decision::Recompute;
-  case PolicyKind::save_only_these_names:
-    return nameIn(getNames()) ? Decision::Save : Decision::Recompute;
-  case PolicyKind::save_any_names_but_these:
-    return named && !nameIn(getNames()) ? Decision::Save : Decision::Recompute;
-  case PolicyKind::save_anything_except_these_names:
-    return nameIn(getNames()) ? Decision::Recompute : Decision::Save;
-  case PolicyKind::save_and_offload_only_these_names:
-    if (nameIn(getNames()))
-      return Decision::Save;
-    return nameIn(getOffloadNames()) ? Decision::Offload : Decision::Recompute;
-  case PolicyKind::offload_dot_with_no_batch_dims:
-    return noBatchDot ? Decision::Offload : Decision::Recompute;
-  case PolicyKind::save_from_both_policies: {
-    // Save beats offload beats recompute: the union of what both allow.
-    Decision a = getOperands()[0].decide(op), b = getOperands()[1].decide(op);
-    if (a == Decision::Save || b == Decision::Save)
-      return Decision::Save;
-    if (a == Decision::Offload || b == Decision::Offload)
-      return Decision::Offload;
-    return Decision::Recompute;
+  case PolicyKind::min_residual_bytes:
+    return MinimumCut::Elementwise;
+  case PolicyKind::min_residual_bytes_recomputing_dots:
+    return MinimumCut::WithDots;
+  default:
+    break;
   }
+  MinimumCut most = MinimumCut::None;
+  for (PolicyAttr sub : getOperands())
+    most = std::max(most, sub.getMinimumCut());
+  return most;
+}
+
+PolicyAttr::Decision PolicyAttr::decide(Operation *op, bool inMinimumCut) const {
+  // The names the decision expressions of Policies.def are written in.
+  constexpr Decision Save = Decision::Save, Offload = Decision::Offload,
+                     Recompute = Decision::Recompute;
+  (void)Save, (void)Offload, (void)Recompute;
+  PolicyAttr policy = *this;
+  PolicyQuery value{op, inMinimumCut};
+  switch (getKind()) {
+#define JX_POLICY(name, signature, saveable, offloadable, ...)                                \
+  case PolicyKind::name:                                                                      \
+    return __VA_ARGS__;
+#include "dialects/jx/Policies.def"
   }
   llvm_unreachable("all policy kinds handled");
 }
@@ -281,21 +271,21 @@ PolicyAttr PolicyAttr::getNamed(MLIRContext *ctx, PolicyKind kind, ArrayRef<Stri
   return get(ctx, kind, toAttrs(ctx, names), {}, StringAttr(), StringAttr(), {});
 }
 
-PolicyAttr PolicyAttr::getSaveAndOffload(MLIRContext *ctx, ArrayRef<StringRef> saved,
+PolicyAttr PolicyAttr::getSaveAndOffload(MLIRContext *ctx, PolicyKind kind,
+                                         ArrayRef<StringRef> saved,
                                          ArrayRef<StringRef> offloaded, StringRef src,
                                          StringRef dst) {
-  return get(ctx, PolicyKind::save_and_offload_only_these_names, toAttrs(ctx, saved),
-             toAttrs(ctx, offloaded), StringAttr::get(ctx, src), StringAttr::get(ctx, dst), {});
-}
-
-PolicyAttr PolicyAttr::getOffloadDots(MLIRContext *ctx, StringRef src, StringRef dst) {
-  return get(ctx, PolicyKind::offload_dot_with_no_batch_dims, {}, {}, StringAttr::get(ctx, src),
+  return get(ctx, kind, toAttrs(ctx, saved), toAttrs(ctx, offloaded), StringAttr::get(ctx, src),
              StringAttr::get(ctx, dst), {});
 }
 
-PolicyAttr PolicyAttr::getBoth(PolicyAttr p, PolicyAttr q) {
-  return get(p.getContext(), PolicyKind::save_from_both_policies, {}, {}, StringAttr(),
-             StringAttr(), {p, q});
+PolicyAttr PolicyAttr::getOffloading(MLIRContext *ctx, PolicyKind kind, StringRef src,
+                                     StringRef dst) {
+  return get(ctx, kind, {}, {}, StringAttr::get(ctx, src), StringAttr::get(ctx, dst), {});
+}
+
+PolicyAttr PolicyAttr::getComposed(PolicyKind kind, PolicyAttr p, PolicyAttr q) {
+  return get(p.getContext(), kind, {}, {}, StringAttr(), StringAttr(), {p, q});
 }
 
 PolicyAttr PolicyAttr::parsePolicy(MLIRContext *ctx, StringRef text, std::string &error) {

@@ -18,8 +18,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
-#include "passes/remat/RematTags.h"
-#include "passes/report/Residuals.h"
+#include "dialects/jx/JxSplit.h"
+#include "passes/SplitRewrite.h"
 #include "passes/autodiff/VjpComposition.h"
 #include "passes/autodiff/Differentiate.h"
 #include "passes/remat/Remat.h"
@@ -47,7 +47,7 @@ namespace {
 bool isFloatTensor(Type t) { return isa<FloatType>(getElementTypeOrSelf(t)); }
 
 /// Moves the body of every jx.remat into its parent, innermost first, and
-/// tags the moved ops with the region's policy (see RematTags.h).
+/// tags the moved ops with the region's policy (a #jx.remat_scope).
 void flattenRematRegions(func::FuncOp fn) {
   int64_t nextId = 0;
   SmallVector<RematOp> remats;
@@ -67,10 +67,10 @@ void flattenRematRegions(func::FuncOp fn) {
       arg.replaceAllUsesWith(operand);
     for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
       op.moveBefore(remat);
-      appendRematTag(&op, remat.getPolicy(), id, remat.getPreventCse());
+      enterRematScope(&op, remat.getPolicy(), id, remat.getPreventCse());
       op.walk([&](Operation *nested) {
         if (nested != &op)
-          appendRematTag(nested, remat.getPolicy(), id, remat.getPreventCse());
+          enterRematScope(nested, remat.getPolicy(), id, remat.getPreventCse());
       });
     }
     remat.replaceAllUsesWith(yield.getOperands());
@@ -191,7 +191,7 @@ LogicalResult Differentiator::linearize(func::FuncOp fwd) {
     // What the linearization computed belongs to the op's remat regions too.
     for (Operation *it = op->getNextNode(); it && it != &*b.getInsertionPoint();
          it = it->getNextNode())
-      copyRematTags(op, it);
+      copyRematScope(op, it);
   }
   return success();
 }
@@ -232,7 +232,7 @@ Value Differentiator::residualInBackward(Value v, OpBuilder &b, Block &block) {
     for (Value operand : def->getOperands())
       map.map(operand, residualInBackward(operand, b, block));
     Operation *clone = b.clone(*def, map);
-    stripRematTags(clone);
+    stripRematScopes(clone);
     for (auto [from, to] : llvm::zip(def->getResults(), clone->getResults()))
       rebuilt[from] = to;
     return rebuilt[v];
@@ -244,9 +244,7 @@ Value Differentiator::residualInBackward(Value v, OpBuilder &b, Block &block) {
 }
 
 void Differentiator::noteRequester(Value v) {
-  Attribute stack = requester->getAttr(kRematRegionsAttr);
-  if (!stack)
-    stack = DenseI64ArrayAttr::get(requester->getContext(), {});
+  Attribute stack = DenseI64ArrayAttr::get(requester->getContext(), getRematRegions(requester));
   auto &list = requesters[v];
   if (!llvm::is_contained(list, stack))
     list.push_back(stack);
@@ -305,7 +303,7 @@ void Differentiator::finish(func::FuncOp fwd, func::FuncOp bwd) {
   bwd.setFunctionType(FunctionType::get(bwd.getContext(), bwdBody.getArgumentTypes(),
                                         bwdBody.getTerminator()->getOperandTypes()));
   for (auto [i, v] : llvm::enumerate(ordered))
-    bwd.setArgAttr(i, kRequestedByAttr, ArrayAttr::get(bwd.getContext(), requesters[v]));
+    setRequestedBy(bwd, i, ArrayAttr::get(bwd.getContext(), requesters[v]));
 
   unsigned numResults = fwdBody.getTerminator()->getNumOperands();
   setForwardReturn(fwd, numResults, ordered);
@@ -314,9 +312,8 @@ void Differentiator::finish(func::FuncOp fwd, func::FuncOp bwd) {
   // Drop what the linearization computed that no residual needed.
   eraseDeadOps(fwdBody);
 
-  Builder attrs(fwd.getContext());
-  fwd->setAttr(kNumPrimalResultsAttr, attrs.getI64IntegerAttr(numResults));
-  bwd->setAttr(kNumResidualsAttr, attrs.getI64IntegerAttr(ordered.size()));
+  markSplit(fwd, bwd, FlatSymbolRefAttr::get(primal.getSymNameAttr()), numResults,
+            ordered.size());
 }
 
 FailureOr<ForwardBackward> Differentiator::run() {
@@ -372,7 +369,7 @@ struct JxVjpPass : cotangent::impl::JxVjpPassBase<JxVjpPass> {
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> targets;
     for (auto fn : module.getOps<func::FuncOp>()) {
-      if (fn.isExternal() || fn->hasAttr(kNumPrimalResultsAttr) || fn->hasAttr(kNumResidualsAttr))
+      if (fn.isExternal() || isSplitHalf(fn))
         continue;
       if (function.empty() || fn.getSymName() == function)
         targets.push_back(fn);

@@ -2,14 +2,14 @@
 
 #include "passes/autodiff/VjpComposition.h"
 #include "passes/autodiff/JxBuilder.h"
-#include "passes/remat/RematTags.h"
+#include "dialects/jx/JxSplit.h"
 
 using namespace mlir;
 using namespace mlir::cotangent;
 
 void mlir::cotangent::emitVjpFunctions(func::FuncOp fwd, func::FuncOp bwd) {
   auto module = fwd->getParentOfType<ModuleOp>();
-  std::string base = fwd.getSymName().drop_back(strlen("_fwd")).str();
+  std::string base = jx::getSplitName({fwd, bwd}).str();
   for (StringRef suffix : {"_vjp", "_value_and_grad"})
     if (auto old = module.lookupSymbol<func::FuncOp>(base + suffix.str()))
       old.erase();
@@ -17,7 +17,7 @@ void mlir::cotangent::emitVjpFunctions(func::FuncOp fwd, func::FuncOp bwd) {
   OpBuilder b(module.getContext());
   b.setInsertionPointAfter(bwd);
   Location loc = fwd.getLoc();
-  unsigned numResults = fwd->getAttrOfType<IntegerAttr>(kNumPrimalResultsAttr).getInt();
+  unsigned numResults = jx::numPrimalResults(fwd);
   TypeRange argTypes = fwd.getArgumentTypes();
   TypeRange resultTypes = fwd.getResultTypes().take_front(numResults);
   unsigned numArgs = argTypes.size();

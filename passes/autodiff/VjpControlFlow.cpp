@@ -9,7 +9,7 @@
 
 #include "passes/autodiff/VjpControlFlow.h"
 #include "passes/autodiff/JxBuilder.h"
-#include "passes/remat/RematTags.h"
+#include "dialects/jx/JxSplit.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -64,17 +64,10 @@ func::FuncOp regionToFunction(Operation *op, Region &region, StringRef name) {
 /// what it returns.
 SmallVector<Value> inlineBody(func::FuncOp fn, OpBuilder &b, IRMapping &map) {
   Block &entry = fn.getBody().front();
-  for (Operation &op : entry.without_terminator()) {
-    Operation *clone = b.clone(op, map);
-    for (StringRef tag : {kRematPoliciesAttr, kRematRegionsAttr, kRematPreventCseAttr})
-      clone->removeAttr(tag);
-  }
+  for (Operation &op : entry.without_terminator())
+    stripRematScopes(b.clone(op, map));
   return llvm::map_to_vector(entry.getTerminator()->getOperands(),
                              [&](Value v) { return map.lookupOrDefault(v); });
-}
-
-int64_t numPrimalResults(func::FuncOp fwd) {
-  return fwd->getAttrOfType<IntegerAttr>(kNumPrimalResultsAttr).getInt();
 }
 
 ValueRange residualsOf(func::FuncOp fwd) {
@@ -125,9 +118,7 @@ Value ScanVjp::hoist(Value v, OpBuilder &b, IRMapping &outside) {
   Operation *def = v.getDefiningOp();
   for (Value operand : def->getOperands())
     hoist(operand, b, outside);
-  Operation *clone = b.clone(*def, outside);
-  for (StringRef tag : {kRematPoliciesAttr, kRematRegionsAttr, kRematPreventCseAttr})
-    clone->removeAttr(tag);
+  stripRematScopes(b.clone(*def, outside));
   return outside.lookup(v);
 }
 

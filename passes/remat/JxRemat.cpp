@@ -13,9 +13,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
-#include "passes/remat/RematTags.h"
+#include "dialects/jx/JxSplit.h"
+#include "passes/remat/MinimumCut.h"
 #include "passes/remat/Remat.h"
-#include "passes/report/Residuals.h"
+#include "passes/SplitRewrite.h"
 #include "passes/autodiff/VjpComposition.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -35,14 +36,14 @@ using Decision = PolicyAttr::Decision;
 namespace {
 
 /// The memory kind an offloading policy moves `op`'s value to ("" if none).
-StringRef offloadDestination(PolicyAttr policy, Operation *op) {
-  if (policy.getKind() == PolicyKind::save_from_both_policies) {
+StringRef offloadDestination(PolicyAttr policy, Operation *op, bool inCut) {
+  if (getPolicySignature(policy.getKind()) == PolicySignature::Policies) {
     for (PolicyAttr sub : policy.getOperands())
-      if (StringRef dst = offloadDestination(sub, op); !dst.empty())
+      if (StringRef dst = offloadDestination(sub, op, inCut); !dst.empty())
         return dst;
     return "";
   }
-  return policy.decide(op) == Decision::Offload ? policy.getOffloadDst().getValue() : "";
+  return policy.decide(op, inCut) == Decision::Offload ? policy.getOffloadDst().getValue() : "";
 }
 
 struct Verdict {
@@ -50,37 +51,36 @@ struct Verdict {
   StringRef memoryKind;
 };
 
+/// Per remat region whose policy decides by a minimum cut, the values it saves.
+using RegionCuts = llvm::DenseMap<int64_t, llvm::DenseSet<Value>>;
+
 /// Intersects the policies of the regions in `consumerStack` that also contain `v`.
-Verdict decide(Value v, ArrayRef<int64_t> consumerStack) {
+Verdict decide(Value v, ArrayRef<int64_t> consumerStack, const RegionCuts &cuts) {
   Operation *producer = v.getDefiningOp();
   if (!producer)
     return {};
-  auto ids = producer->getAttrOfType<DenseI64ArrayAttr>(kRematRegionsAttr);
-  auto policies = producer->getAttrOfType<ArrayAttr>(kRematPoliciesAttr);
-  if (!ids || !policies)
+  RematScopeAttr scope = getRematScope(producer);
+  if (!scope)
     return {};
   Verdict verdict;
-  for (auto [id, policyAttr] : llvm::zip(ids.asArrayRef(), policies)) {
+  for (auto [id, policy] : llvm::zip(scope.getRegions(), scope.getPolicies())) {
     if (!llvm::is_contained(consumerStack, id))
       continue;
-    auto policy = cast<PolicyAttr>(policyAttr);
-    Decision d = policy.decide(producer);
+    auto cut = cuts.find(id);
+    bool inCut = cut != cuts.end() && cut->second.contains(v);
+    Decision d = policy.decide(producer, inCut);
     if (d == Decision::Recompute)
       return {Decision::Recompute, ""};
     if (d == Decision::Offload) {
       verdict.decision = Decision::Offload;
       if (verdict.memoryKind.empty())
-        verdict.memoryKind = offloadDestination(policy, producer);
+        verdict.memoryKind = offloadDestination(policy, producer, inCut);
     }
   }
   return verdict;
 }
 
-ArrayRef<int64_t> regionStack(Operation *op) {
-  if (auto ids = op->getAttrOfType<DenseI64ArrayAttr>(kRematRegionsAttr))
-    return ids.asArrayRef();
-  return {};
-}
+ArrayRef<int64_t> regionStack(Operation *op) { return getRematRegions(op); }
 
 class Rematerializer {
 public:
@@ -88,6 +88,7 @@ public:
   LogicalResult run();
 
 private:
+  void cutRegions(ValueRange residualValues);
   Value rebuild(Value v, OpBuilder &b);
   Value saved(Value v, StringRef memoryKind, bool barrier, OpBuilder &b);
   void finish();
@@ -97,7 +98,44 @@ private:
   llvm::MapVector<Value, BlockArgument> residuals;
   llvm::DenseMap<Value, StringRef> memoryKinds;
   llvm::DenseMap<Value, Value> rebuilt, barriers;
+  RegionCuts cuts;
 };
+
+/// Solves the minimum cut of every region whose policy asks for one: what
+/// the backward reads for that region's ops is what must be recomputable.
+void Rematerializer::cutRegions(ValueRange residualValues) {
+  llvm::MapVector<int64_t, std::pair<PolicyAttr, SmallVector<Value>>> problems;
+  for (auto [i, v] : llvm::enumerate(residualValues)) {
+    Operation *producer = v.getDefiningOp();
+    RematScopeAttr scope = producer ? getRematScope(producer) : RematScopeAttr();
+    ArrayAttr stacks = getRequestedBy(bwd, i);
+    if (!scope || !stacks)
+      continue;
+    for (auto [id, policy] : llvm::zip(scope.getRegions(), scope.getPolicies())) {
+      bool asked = llvm::any_of(stacks, [&](Attribute stack) {
+        return llvm::is_contained(cast<DenseI64ArrayAttr>(stack).asArrayRef(), id);
+      });
+      if (asked && policy.getMinimumCut() != PolicyAttr::MinimumCut::None) {
+        auto &problem = problems[id];
+        problem.first = policy;
+        problem.second.push_back(v);
+      }
+    }
+  }
+  llvm::DenseSet<Value> savedArguments;
+  for (Value v : residualValues)
+    if (isa<BlockArgument>(v))
+      savedArguments.insert(v);
+  for (auto &[id, problem] : problems) {
+    bool dots = problem.first.getMinimumCut() == PolicyAttr::MinimumCut::WithDots;
+    int64_t region = id;
+    cuts[id] = minimumResidualCut(ResidualCutProblem{
+        &fwd.getBody().front(),
+        [&](Operation *op) { return llvm::is_contained(getRematRegions(op), region); },
+        [&](Operation *op) { return isCheapToRecompute(op, dots); }, problem.second,
+        [&](Value v) { return savedArguments.contains(v); }});
+  }
+}
 
 Value Rematerializer::saved(Value v, StringRef memoryKind, bool barrier, OpBuilder &b) {
   auto it = residuals.find(v);
@@ -120,8 +158,8 @@ Value Rematerializer::rebuild(Value v, OpBuilder &b) {
     return done;
   Operation *producer = v.getDefiningOp();
   bool guard = false;
-  if (auto preventCse = producer->getAttrOfType<BoolAttr>(kRematPreventCseAttr))
-    guard = preventCse.getValue();
+  if (RematScopeAttr scope = getRematScope(producer))
+    guard = scope.getPreventCse();
   IRMapping map;
   for (Value operand : producer->getOperands()) {
     Value mapped;
@@ -130,7 +168,7 @@ Value Rematerializer::rebuild(Value v, OpBuilder &b) {
     } else if (isa<BlockArgument>(operand)) {
       mapped = saved(operand, "", guard, b);
     } else {
-      Verdict verdict = decide(operand, regionStack(producer));
+      Verdict verdict = decide(operand, regionStack(producer), cuts);
       mapped = verdict.decision == Decision::Recompute
                    ? rebuild(operand, b)
                    : saved(operand, verdict.memoryKind, guard, b);
@@ -138,8 +176,7 @@ Value Rematerializer::rebuild(Value v, OpBuilder &b) {
     map.map(operand, mapped);
   }
   Operation *clone = b.clone(*producer, map);
-  for (StringRef tag : {kRematPoliciesAttr, kRematRegionsAttr, kRematPreventCseAttr})
-    clone->removeAttr(tag);
+  stripRematScopes(clone);
   for (auto [from, to] : llvm::zip(producer->getResults(), clone->getResults()))
     rebuilt[from] = to;
   return rebuilt[v];
@@ -148,11 +185,12 @@ Value Rematerializer::rebuild(Value v, OpBuilder &b) {
 LogicalResult Rematerializer::run() {
   Block &fwdBody = fwd.getBody().front(), &bwdBody = bwd.getBody().front();
   auto ret = cast<func::ReturnOp>(fwdBody.getTerminator());
-  int64_t numPrimal = fwd->getAttrOfType<IntegerAttr>(kNumPrimalResultsAttr).getInt();
-  int64_t numResiduals = bwd->getAttrOfType<IntegerAttr>(kNumResidualsAttr).getInt();
+  int64_t numPrimal = numPrimalResults(fwd);
+  int64_t numResiduals = jx::numResiduals(bwd);
   if (static_cast<int64_t>(ret.getNumOperands()) != numPrimal + numResiduals ||
       static_cast<int64_t>(bwd.getNumArguments()) != numResiduals + numPrimal)
     return fwd.emitOpError("does not match its backward's residuals; was it edited after --jx-vjp?");
+  cutRegions(ret.getOperands().drop_front(numPrimal));
 
   // Decide each residual from the stacks of the ops that asked for it: saving
   // it for one of them serves all, so the most permissive verdict wins.
@@ -161,11 +199,11 @@ LogicalResult Rematerializer::run() {
     Value v = ret.getOperand(numPrimal + i);
     BlockArgument arg = bwdBody.getArgument(i);
     Verdict best{Decision::Recompute, ""};
-    auto stacks = bwd.getArgAttrOfType<ArrayAttr>(i, kRequestedByAttr);
+    ArrayAttr stacks = getRequestedBy(bwd, i);
     if (!stacks || stacks.empty() || isa<BlockArgument>(v))
       best = {};
     for (Attribute stack : stacks ? stacks.getValue() : ArrayRef<Attribute>()) {
-      Verdict verdict = decide(v, cast<DenseI64ArrayAttr>(stack).asArrayRef());
+      Verdict verdict = decide(v, cast<DenseI64ArrayAttr>(stack).asArrayRef(), cuts);
       if (verdict.decision == Decision::Save || best.decision == Decision::Recompute)
         best = verdict.decision == Decision::Recompute ? best : verdict;
     }
@@ -215,8 +253,8 @@ void Rematerializer::finish() {
 
   // Arguments are now [old residuals][cotangents][residuals added by
   // rebuilds]. Put fresh ones in front, in order, then drop all the old ones.
-  int64_t numPrimal = fwd->getAttrOfType<IntegerAttr>(kNumPrimalResultsAttr).getInt();
-  int64_t numOldResiduals = bwd->getAttrOfType<IntegerAttr>(kNumResidualsAttr).getInt();
+  int64_t numPrimal = numPrimalResults(fwd);
+  int64_t numOldResiduals = numResiduals(bwd);
   unsigned numFresh = ordered.size();
   for (auto [i, v] : llvm::enumerate(ordered))
     residuals[v].replaceAllUsesWith(bwdBody.insertArgument(i, v.getType(), v.getLoc()));
@@ -230,22 +268,17 @@ void Rematerializer::finish() {
   bwd.removeArgAttrsAttr();
   bwd.setFunctionType(FunctionType::get(ctx, bwdBody.getArgumentTypes(),
                                         bwdBody.getTerminator()->getOperandTypes()));
-  bwd->setAttr(kNumResidualsAttr, Builder(ctx).getI64IntegerAttr(ordered.size()));
+  setNumResiduals(bwd, ordered.size());
   for (auto [i, v] : llvm::enumerate(ordered)) {
     StringRef kind = memoryKinds.lookup(v);
     if (kind.empty())
       continue;
-    auto attr = StringAttr::get(ctx, kind);
-    fwd.setResultAttr(numPrimal + i, kMemoryKindAttr, attr);
-    bwd.setArgAttr(i, kMemoryKindAttr, attr);
+    setResidualMemoryKind({fwd, bwd}, i, kind);
   }
 
   // The forward no longer needs what only recomputed residuals used.
   eraseDeadOps(fwdBody);
-  fwd.walk([](Operation *op) {
-    for (StringRef tag : {kRematPoliciesAttr, kRematRegionsAttr, kRematPreventCseAttr})
-      op->removeAttr(tag);
-  });
+  stripRematScopes(fwd);
 }
 
 } // namespace
@@ -259,18 +292,7 @@ namespace {
 struct JxRematPass : cotangent::impl::JxRematPassBase<JxRematPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<std::pair<func::FuncOp, func::FuncOp>> pairs;
-    for (auto fwd : module.getOps<func::FuncOp>()) {
-      if (!fwd->hasAttr(kNumPrimalResultsAttr))
-        continue;
-      StringRef base = fwd.getSymName().drop_back(strlen("_fwd"));
-      auto bwd = module.lookupSymbol<func::FuncOp>((base + "_bwd").str());
-      if (!bwd || !bwd->hasAttr(kNumResidualsAttr)) {
-        fwd.emitOpError("has no matching backward function '") << base << "_bwd'";
-        return signalPassFailure();
-      }
-      pairs.push_back({fwd, bwd});
-    }
+    SmallVector<SplitPair> pairs = getSplitPairs(module);
     if (pairs.empty()) {
       module.emitError("--jx-remat: no forward/backward pair in the module; run --jx-vjp first");
       return signalPassFailure();

@@ -18,6 +18,9 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
 
+// GCC 12 reports false maybe-uninitialized warnings inside Boost.Graph's
+// edge iterators (boost::optional members), wherever they are instantiated.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/boykov_kolmogorov_max_flow.hpp>
 
@@ -115,8 +118,9 @@ bool mlir::cotangent::isCheapToRecompute(Operation *op, bool dots) {
     return false;
   if (op->hasTrait<OpTrait::Elementwise>() || op->hasTrait<OpTrait::ConstantLike>())
     return true;
-  if (isa<jx::SelectNOp, jx::ReshapeOp, jx::BroadcastInDimOp, jx::TransposeOp, jx::SqueezeOp,
-          jx::ExpandDimsOp, jx::SliceOp, jx::CheckpointNameOp, jx::IotaOp>(op))
+  if (isa<jx::SelectNOp, jx::ConvertElementTypeOp, jx::ReshapeOp, jx::BroadcastInDimOp,
+          jx::TransposeOp, jx::SqueezeOp, jx::ExpandDimsOp, jx::SliceOp, jx::CheckpointNameOp,
+          jx::IotaOp>(op))
     return true;
   return dots && isa<jx::DotGeneralOp>(op);
 }

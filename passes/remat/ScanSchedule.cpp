@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/remat/ScanSchedule.h"
+#include "dialects/jx/JxSplit.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -98,7 +99,7 @@ void mlir::cotangent::expandCheckpointedScan(ScanOp scan) {
   }
   auto outerScan = ScanOp::create(b, loc, resultTypes, operands, outer, numConsts, numCarry,
                                   scan.getReverse(), /*checkpoint_lengths=*/nullptr);
-  outerScan->setAttr(kScanScheduleAttr, b.getDenseI64ArrayAttr(lengths));
+  setScanSchedule(outerScan, lengths);
 
   // Outer body: (consts, carry, x chunk) -> remat { inner scan } -> yield.
   SmallVector<Type> argTypes;

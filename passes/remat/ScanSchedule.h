@@ -14,9 +14,6 @@
 
 namespace mlir::cotangent {
 
-/// On the outermost scan of an expanded schedule: the lengths it came from.
-inline constexpr llvm::StringLiteral kScanScheduleAttr = "jx.scan_schedule";
-
 /// [L/k, k] (every k iterations a snapshot); fails unless k divides L.
 FailureOr<SmallVector<int64_t>> everyKLengths(int64_t length, int64_t k);
 /// [L/d, d] with d the divisor of L closest to sqrt(L): O(sqrt L) carries.

@@ -2,7 +2,7 @@
 
 #include "passes/report/FwdBwdDump.h"
 #include "passes/Passes.h"
-#include "passes/remat/RematTags.h"
+#include "dialects/jx/JxSplit.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -34,16 +34,10 @@ struct JxDumpFwdBwdPass : cotangent::impl::JxDumpFwdBwdPassBase<JxDumpFwdBwdPass
       return signalPassFailure();
     }
     bool found = false;
-    for (auto fwd : module.getOps<func::FuncOp>()) {
-      if (!fwd->hasAttr(kNumPrimalResultsAttr))
-        continue;
-      std::string base = fwd.getSymName().drop_back(strlen("_fwd")).str();
-      auto bwd = module.lookupSymbol<func::FuncOp>(base + "_bwd");
-      if (!bwd)
-        continue;
+    for (jx::SplitPair pair : jx::getSplitPairs(module)) {
       found = true;
-      file->os() << printFwdBwd(fwd, bwd, syntax == "jaxpr" ? DumpSyntax::Jaxpr : DumpSyntax::Mlir,
-                                width)
+      file->os() << printFwdBwd(pair.fwd, pair.bwd,
+                                syntax == "jaxpr" ? DumpSyntax::Jaxpr : DumpSyntax::Mlir, width)
                  << "\n";
     }
     if (!found) {

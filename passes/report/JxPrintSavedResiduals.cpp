@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
-#include "passes/remat/RematTags.h"
+#include "dialects/jx/JxSplit.h"
 #include "passes/report/Residuals.h"
 
 #include "mlir/Support/FileUtilities.h"
@@ -41,15 +41,12 @@ struct JxPrintSavedResidualsPass
       return signalPassFailure();
     }
     bool any = false;
-    for (auto fwd : module.getOps<func::FuncOp>()) {
-      if (!fwd->hasAttr(kNumPrimalResultsAttr))
-        continue;
+    for (jx::SplitPair pair : jx::getSplitPairs(module)) {
       any = true;
-      FailureOr<std::vector<Residual>> residuals = describeResiduals(fwd);
+      FailureOr<std::vector<Residual>> residuals = describeResiduals(pair.fwd);
       if (failed(residuals))
         return signalPassFailure();
-      StringRef name = fwd.getSymName();
-      name.consume_back("_fwd");
+      StringRef name = jx::getSplitName(pair);
       if (format == "json" || json) {
         printResidualsJson(name, *residuals, file->os());
       } else {

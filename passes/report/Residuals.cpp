@@ -1,60 +1,13 @@
 //===- Residuals.cpp - describing what a forward function saves -----------===//
 
 #include "passes/report/Residuals.h"
-#include "passes/remat/RematTags.h"
-#include "dialects/jx/JxOps.h"
+#include "dialects/jx/JxSplit.h"
 #include "passes/remat/ScanSchedule.h"
 
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/JSON.h"
 
 using namespace mlir;
 using namespace mlir::cotangent;
-
-void mlir::cotangent::sortResiduals(SmallVectorImpl<Value> &values) {
-  llvm::stable_sort(values, [](Value a, Value b) {
-    auto argA = dyn_cast<BlockArgument>(a), argB = dyn_cast<BlockArgument>(b);
-    if (argA || argB)
-      return argA && (!argB || argA.getArgNumber() < argB.getArgNumber());
-    Operation *opA = a.getDefiningOp(), *opB = b.getDefiningOp();
-    if (opA == opB)
-      return cast<OpResult>(a).getResultNumber() < cast<OpResult>(b).getResultNumber();
-    return opA->isBeforeInBlock(opB);
-  });
-}
-
-bool mlir::cotangent::isArgumentFree(Value v) {
-  Operation *def = v.getDefiningOp();
-  return def && isMemoryEffectFree(def) && def->getNumRegions() == 0 &&
-         llvm::all_of(def->getOperands(), isArgumentFree);
-}
-
-void mlir::cotangent::setForwardReturn(func::FuncOp fwd, unsigned numPrimal,
-                                       ArrayRef<Value> residuals) {
-  auto ret = cast<func::ReturnOp>(fwd.getBody().front().getTerminator());
-  SmallVector<Value> outs(ret.getOperands().take_front(numPrimal));
-  outs.append(residuals.begin(), residuals.end());
-  OpBuilder b(ret);
-  func::ReturnOp::create(b, ret.getLoc(), outs);
-  ret.erase();
-  // Result attributes are positional: keep the primal results', empty for the rest.
-  SmallVector<DictionaryAttr> resultAttrs;
-  fwd.getAllResultAttrs(resultAttrs);
-  resultAttrs.resize(numPrimal);
-  resultAttrs.resize(outs.size(), DictionaryAttr::get(fwd.getContext()));
-  fwd.setFunctionType(FunctionType::get(fwd.getContext(), fwd.getArgumentTypes(),
-                                        ValueRange(outs).getTypes()));
-  fwd.setAllResultAttrs(resultAttrs);
-}
-
-void mlir::cotangent::eraseDeadOps(Block &block) {
-  for (Operation *op = block.empty() ? nullptr : &block.back(); op;) {
-    Operation *prev = op->getPrevNode();
-    if (op->use_empty() && isMemoryEffectFree(op) && !op->hasTrait<OpTrait::IsTerminator>())
-      op->erase();
-    op = prev;
-  }
-}
 
 std::string mlir::cotangent::elementTypeName(Type element) {
   if (element.isInteger(1))
@@ -97,7 +50,7 @@ std::string mlir::cotangent::describeLocation(Location loc) {
 }
 
 static std::string argumentName(func::FuncOp fwd, unsigned index) {
-  if (auto name = fwd.getArgAttrOfType<StringAttr>(index, "jx.arg_name"))
+  if (StringAttr name = jx::getArgName(fwd, index))
     return name.str();
   if (auto loc = dyn_cast<NameLoc>(fwd.getArgument(index).getLoc()))
     return loc.getName().str();
@@ -120,18 +73,16 @@ static std::string describeStacked(jx::ScanOp scan, unsigned index) {
 }
 
 FailureOr<std::vector<Residual>> mlir::cotangent::describeResiduals(func::FuncOp fwd) {
-  auto numPrimal = fwd->getAttrOfType<IntegerAttr>(kNumPrimalResultsAttr);
-  if (!numPrimal || fwd.isExternal())
+  if (!jx::getForwardAttr(fwd) || fwd.isExternal())
     return fwd.emitOpError("is not a forward function made by --jx-vjp");
   auto ret = cast<func::ReturnOp>(fwd.getBody().front().getTerminator());
   std::vector<Residual> out;
-  for (unsigned i = numPrimal.getInt(); i < ret.getNumOperands(); ++i) {
+  for (unsigned i = jx::numPrimalResults(fwd); i < ret.getNumOperands(); ++i) {
     Value v = ret.getOperand(i);
     Residual r;
     r.type = shortTypeName(v.getType());
     r.bytes = byteSize(v.getType());
-    if (auto kind = fwd.getResultAttrOfType<StringAttr>(i, kMemoryKindAttr))
-      r.memoryKind = kind.str();
+    r.memoryKind = jx::getResultMemoryKind(fwd, i).str();
     if (auto arg = dyn_cast<BlockArgument>(v)) {
       r.kind = Residual::Kind::Argument;
       r.what = argumentName(fwd, arg.getArgNumber());
@@ -146,8 +97,8 @@ FailureOr<std::vector<Residual>> mlir::cotangent::describeResiduals(func::FuncOp
       r.location = describeLocation(def->getLoc());
       if (auto scan = dyn_cast<jx::ScanOp>(def)) {
         r.stackedFrom = describeStacked(scan, cast<OpResult>(v).getResultNumber());
-        if (auto lengths = scan->getAttrOfType<DenseI64ArrayAttr>(kScanScheduleAttr))
-          r.stackedFrom += " (" + describeSchedule(lengths.asArrayRef()) + ")";
+        if (ArrayRef<int64_t> lengths = jx::getScanSchedule(scan); !lengths.empty())
+          r.stackedFrom += " (" + describeSchedule(lengths) + ")";
       }
     }
     out.push_back(std::move(r));

@@ -30,21 +30,6 @@ struct Residual {
   std::string stackedFrom;
 };
 
-/// Sorts forward values into residual order: arguments first (by position),
-/// then intermediates in forward order. All values live in one block.
-void sortResiduals(SmallVectorImpl<Value> &values);
-
-/// True for values that depend on no argument (constants and what is
-/// computed from them alone): the backward rebuilds them instead of saving them.
-bool isArgumentFree(Value v);
-
-/// Makes `fwd` return its first `numPrimal` results followed by `residuals`,
-/// keeping the primal results' attributes.
-void setForwardReturn(func::FuncOp fwd, unsigned numPrimal, ArrayRef<Value> residuals);
-
-/// Erases side-effect-free ops of `block` whose results are unused, last first.
-void eraseDeadOps(Block &block);
-
 /// JAX's element type names: f32, bf16, i32, bool.
 std::string elementTypeName(Type element);
 

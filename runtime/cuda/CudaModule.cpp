@@ -16,6 +16,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cuda/CudaModule.h"
+
+#include "dialects/jx/JxSplit.h"
 #include "runtime/cuda/CudaRuntime.h"
 #include "runtime/cuda/DeviceCounter.h"
 
@@ -229,13 +231,14 @@ int runOnCuda(ModuleOp module, llvm::StringRef fn, llvm::ArrayRef<Tensor> args, 
     os << "device peak bytes: " << result->stats.peakBytes << "\n";
     return 0;
   }
-  auto primal = module.lookupSymbol<func::FuncOp>(fn);
-  if (!primal) {
-    emitError(module.getLoc()) << "--split needs @" << fn << " to count its outputs";
+  std::optional<mlir::jx::SplitPair> pair = mlir::jx::lookupSplitPair(module, fn);
+  if (!pair) {
+    emitError(module.getLoc()) << "no forward/backward pair of @" << fn
+                               << " (run --jx-vjp first)";
     return 1;
   }
   std::vector<Tensor> cotangents;
-  for (Type t : primal.getResultTypes()) {
+  for (Type t : pair->fwd.getResultTypes().take_front(mlir::jx::numPrimalResults(pair->fwd))) {
     auto type = cast<RankedTensorType>(t);
     cotangents.push_back(
         Tensor::fromDoubles(type, std::vector<double>(type.getNumElements(), 1.0)));
@@ -243,8 +246,8 @@ int runOnCuda(ModuleOp module, llvm::StringRef fn, llvm::ArrayRef<Tensor> args, 
   auto result = (*compiled)->runSplit(fn, args, cotangents);
   if (failed(result))
     return 1;
-  host::SplitNames names = host::splitNamesOf(fn);
-  os << "@" << names.fwd << " / @" << names.bwd << " on the GPU: " << result->numResiduals
+  os << "@" << pair->fwd.getSymName() << " / @" << pair->bwd.getSymName()
+     << " on the GPU: " << result->numResiduals
      << " residuals\n";
   for (auto [i, t] : llvm::enumerate(result->outputs))
     printSummary(os, "output " + llvm::Twine(i), t);

@@ -149,12 +149,10 @@ llvm::FailureOr<SplitResult> CompiledModule::runSplit(llvm::StringRef base,
   std::optional<SplitFunctions> split = findSplit(*source, base);
   const Signature *fwd = split ? getSignature(split->fwd.getName()) : nullptr;
   const Signature *bwd = split ? getSignature(split->bwd.getName()) : nullptr;
-  if (!fwd || !bwd) {
-    SplitNames names = splitNamesOf(base);
-    return emitError(loc()) << "no @" << names.fwd << " / @" << names.bwd
-                            << " pair (run --jx-vjp first)",
+  if (!fwd || !bwd)
+    return emitError(loc()) << "no forward/backward pair of @" << base
+                            << " (run --jx-vjp first)",
            failure();
-  }
   llvm::StringRef fwdName = split->fwd.getName(), bwdName = split->bwd.getName();
   size_t numOutputs = split->primal ? split->primal.getNumResults() : cotangents.size();
   if (numOutputs > fwd->results.size() || cotangents.size() != numOutputs)

@@ -1,34 +1,33 @@
 //===- SplitContract.cpp - the fwd/bwd split as the runtimes find it ------===//
 //
-// Today the contract is a string protocol: the `_fwd` / `_bwd` name suffixes
-// and the `jx.memory_kind` result attribute (passes/remat/RematTags.h).
+// The runtimes read the split through the dialect's contract
+// (dialects/jx/JxSplit.h): pairs by their #jx.forward / #jx.backward
+// attributes, memory kinds by #jx.residual. Read on the jx module, before
+// lowering strips the jx attributes.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/host/SplitContract.h"
-#include "passes/remat/RematTags.h"
+
+#include "dialects/jx/JxSplit.h"
 
 using namespace mlir;
 
 namespace cotangent::host {
 
 MemoryKind memoryKindOfResult(func::FuncOp fn, unsigned index) {
-  auto kind = fn.getResultAttrOfType<StringAttr>(index, mlir::cotangent::kMemoryKindAttr);
-  return kind && kind.getValue() == "pinned_host" ? MemoryKind::PinnedHost : MemoryKind::Device;
-}
-
-SplitNames splitNamesOf(llvm::StringRef base) {
-  return {(base + "_fwd").str(), (base + "_bwd").str()};
+  return jx::getResultMemoryKind(fn, index) == "pinned_host" ? MemoryKind::PinnedHost
+                                                             : MemoryKind::Device;
 }
 
 std::optional<SplitFunctions> findSplit(ModuleOp module, llvm::StringRef base) {
-  SplitNames names = splitNamesOf(base);
-  SplitFunctions split{module.lookupSymbol<func::FuncOp>(base),
-                       module.lookupSymbol<func::FuncOp>(names.fwd),
-                       module.lookupSymbol<func::FuncOp>(names.bwd)};
-  if (!split.fwd || !split.bwd)
+  std::optional<jx::SplitPair> pair = jx::lookupSplitPair(module, base);
+  if (!pair)
     return std::nullopt;
-  return split;
+  func::FuncOp primal;
+  if (jx::ForwardAttr forward = jx::getForwardAttr(pair->fwd); forward && forward.getPrimal())
+    primal = module.lookupSymbol<func::FuncOp>(forward.getPrimal());
+  return SplitFunctions{primal, pair->fwd, pair->bwd};
 }
 
 } // namespace cotangent::host

@@ -2,9 +2,8 @@
 //
 // --jx-vjp makes @f_fwd (primal outputs, then residuals) and @f_bwd
 // (residuals, then output cotangents) of @f; --jx-remat may mark a residual
-// result of @f_fwd with the memory kind it waits in. These are the only
-// places the runtimes read that contract off the IR, so that a change in
-// how the passes record it is a change here alone.
+// result of @f_fwd with the memory kind it waits in. What the runtimes need
+// of that contract (dialects/jx/JxSplit.h), in their terms.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,18 +27,13 @@ enum class MemoryKind {
 /// The memory kind of result `index` of `fn` as --jx-remat marked it.
 MemoryKind memoryKindOfResult(mlir::func::FuncOp fn, unsigned index);
 
-/// The names --jx-vjp gives the forward and backward of @base.
-struct SplitNames {
-  std::string fwd, bwd;
-};
-SplitNames splitNamesOf(llvm::StringRef base);
-
 /// The two halves of @base's split, and @base itself (null when the module
 /// no longer has it).
 struct SplitFunctions {
   mlir::func::FuncOp primal, fwd, bwd;
 };
-/// @base's split in `module`; nullopt when either half is missing.
+/// The split a user means by @base (the split of @base, or the pair @base
+/// is a half of) in `module`; nullopt when there is none.
 std::optional<SplitFunctions> findSplit(mlir::ModuleOp module, llvm::StringRef base);
 
 } // namespace cotangent::host

@@ -3,7 +3,7 @@
 // of save_from_both_policies, and malformed arguments.
 // RUN: cotangent-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{unknown remat policy 'save_everything'; expected one of: everything_saveable, nothing_saveable, dots_saveable, dots_with_no_batch_dims_saveable, save_only_these_names, save_any_names_but_these, save_anything_except_these_names, save_and_offload_only_these_names, offload_dot_with_no_batch_dims, save_from_both_policies, checkpoint_dots, checkpoint_dots_with_no_batch_dims, save_anything_but_these_names}}
+// expected-error @+1 {{unknown remat policy 'save_everything'; expected one of: everything_saveable, nothing_saveable, dots_saveable, dots_with_no_batch_dims_saveable, save_only_these_names, save_any_names_but_these, save_anything_except_these_names, save_and_offload_only_these_names, offload_dot_with_no_batch_dims, save_from_both_policies, min_residual_bytes, min_residual_bytes_recomputing_dots, checkpoint_dots, checkpoint_dots_with_no_batch_dims, save_anything_but_these_names}}
 func.func private @f() attributes {p = #jx.policy<save_everything>}
 
 // -----

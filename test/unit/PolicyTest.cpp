@@ -111,13 +111,51 @@ TEST_CASE_METHOD(Fixture, "each policy decides as in JAX", "[policy]") {
 }
 
 TEST_CASE_METHOD(Fixture, "save_from_both_policies composes offload policies too", "[policy]") {
-  auto offloadDots = PolicyAttr::getOffloadDots(&ctx, "device", "pinned_host");
+  auto offloadDots = PolicyAttr::getOffloading(&ctx, PolicyKind::offload_dot_with_no_batch_dims,
+                                               "device", "pinned_host");
   auto namesA = PolicyAttr::getNamed(&ctx, PolicyKind::save_only_these_names, {"a"});
-  auto both = PolicyAttr::getBoth(offloadDots, namesA);
+  auto both = PolicyAttr::getComposed(PolicyKind::save_from_both_policies, offloadDots, namesA);
   CHECK(both.decide(dot) == Decision::Offload);
   CHECK(both.decide(nameA) == Decision::Save);
   CHECK(both.decide(nameB) == Decision::Recompute);
   // Save wins over offload when both apply.
   auto saveDots = PolicyAttr::get(&ctx, PolicyKind::dots_saveable);
-  CHECK(PolicyAttr::getBoth(offloadDots, saveDots).decide(dot) == Decision::Save);
+  CHECK(PolicyAttr::getComposed(PolicyKind::save_from_both_policies, offloadDots, saveDots)
+            .decide(dot) == Decision::Save);
+}
+
+TEST_CASE_METHOD(Fixture, "every spelling of Policies.def parses and prints by its signature",
+                 "[policy]") {
+  // One example call per signature; the printer writes the primary name.
+  auto arguments = [](PolicySignature signature) -> std::string {
+    switch (signature) {
+    case PolicySignature::Plain:
+      return "";
+    case PolicySignature::Names:
+      return "(\"a\", \"b\")";
+    case PolicySignature::SaveOffload:
+      return "([\"a\"], [\"b\"], \"device\", \"pinned_host\")";
+    case PolicySignature::MemoryKinds:
+      return "(\"device\", \"pinned_host\")";
+    case PolicySignature::Policies:
+      return "(dots_saveable, nothing_saveable)";
+    }
+    return "";
+  };
+  for (const PolicySpelling &spelling : kPolicySpellings) {
+    INFO(spelling.name.str());
+    std::string args = arguments(spelling.signature);
+    PolicyAttr policy = parse((spelling.name + args).str());
+    CHECK(policy.getKind() == spelling.kind);
+    CHECK(symbolizePolicyKind(spelling.name) == spelling.kind);
+    std::string printed;
+    llvm::raw_string_ostream os(printed);
+    os << Attribute(policy);
+    CHECK(printed == "#jx.policy<" + stringifyPolicyKind(spelling.kind).str() + args + ">");
+    // A policy with arguments needs them; one without takes none.
+    std::string wrong = spelling.signature == PolicySignature::Plain ? "(\"a\")" : "";
+    std::string error;
+    CHECK_FALSE(PolicyAttr::parsePolicy(&ctx, (spelling.name + wrong).str(), error));
+    CHECK_FALSE(error.empty());
+  }
 }

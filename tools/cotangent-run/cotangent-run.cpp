@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dialects/jx/JxOps.h"
+#include "dialects/jx/JxSplit.h"
 #include "passes/Passes.h"
 #include "runtime/cpu/CpuRuntime.h"
 #include "runtime/host/SplitContract.h"
@@ -155,15 +155,22 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     if (failed(pm.run(*module)))
       return failure();
   }
-  ::cotangent::host::SplitNames splitNames = ::cotangent::host::splitNamesOf(fnName);
-  std::string entry = split ? splitNames.fwd : fnName.getValue();
+  // With --split, @NAME names the pair: its forward takes the arguments.
+  std::optional<jx::SplitPair> pair;
+  if (split && !fnName.empty()) {
+    pair = jx::lookupSplitPair(*module, fnName);
+    if (!pair)
+      return emitError(loc) << "no forward/backward pair of @" << fnName << " in " << inputFile
+                            << (vjp ? "" : " (pass --vjp to make it)") << "; "
+                            << ::cotangent::tools::describeFunctions(*module);
+  }
+  std::string entry = pair ? pair->fwd.getSymName().str() : fnName.getValue();
   func::FuncOp fn;
   if (!fnName.empty()) {
     fn = module->lookupSymbol<func::FuncOp>(entry);
     if (!fn)
-      return emitError(loc) << "no function @" << entry << " in " << inputFile
-                            << (split && !vjp ? " (pass --vjp to make the _fwd/_bwd pair)" : "")
-                            << "; " << ::cotangent::tools::describeFunctions(*module);
+      return emitError(loc) << "no function @" << entry << " in " << inputFile << "; "
+                            << ::cotangent::tools::describeFunctions(*module);
   } else if (emitObject.empty() && emitHeader.empty()) {
     return emitError(loc) << "nothing to do: give --fn NAME, --emit-object or --emit-header";
   }
@@ -233,23 +240,17 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   }
 
   // Cotangents of ones for every primal output.
-  const auto *primal = (*compiled)->getSignature(fnName);
-  const auto *bwd = (*compiled)->getSignature(splitNames.bwd);
-  if (!bwd)
-    return emitError(loc) << "no function @" << splitNames.bwd << " in " << inputFile;
-  size_t numOutputs = primal ? primal->results.size() : 0;
   std::vector<Tensor> cotangents;
-  for (size_t i = bwd->inputs.size() - numOutputs; i < bwd->inputs.size(); ++i) {
-    RankedTensorType t = bwd->inputs[i];
+  for (Type t : fn.getResultTypes().take_front(jx::numPrimalResults(pair->fwd))) {
+    auto type = cast<RankedTensorType>(t);
     cotangents.push_back(
-        Tensor::fromDoubles(t, std::vector<double>(t.getNumElements(), 1.0)));
+        Tensor::fromDoubles(type, std::vector<double>(type.getNumElements(), 1.0)));
   }
-  if (!primal)
-    return emitError(loc) << "--split needs @" << fnName << " itself to count its outputs";
-  auto result = (*compiled)->runSplit(fnName, args, cotangents);
+  auto result = (*compiled)->runSplit(jx::getSplitName(*pair), args, cotangents);
   if (failed(result))
     return failure();
-  os << "@" << splitNames.fwd << " / @" << splitNames.bwd << ": " << result->outputs.size()
+  os << "@" << pair->fwd.getSymName() << " / @" << pair->bwd.getSymName() << ": "
+     << result->outputs.size()
      << " outputs, " << result->numResiduals << " residuals, " << result->gradients.size()
      << " gradients\n";
   for (auto [i, t] : llvm::enumerate(result->outputs))

@@ -8,7 +8,7 @@
 // FN: run-errors.mlir:{{[0-9]+}}:{{[0-9]+}}: error: no function @missing in
 // NPY: run-errors.mlir:0:0: error: not a .npy file (bad magic)
 // COUNT: run-errors.mlir:{{[0-9]+}}:1: error: @twice takes 1 arguments, 2 --input files given
-// SPLIT: error: no function @twice_fwd in {{.*}} (pass --vjp to make the _fwd/_bwd pair)
+// SPLIT: error: no forward/backward pair of @twice in {{.*}} (pass --vjp to make it)
 // PARSE: malformed.mlir:3:15: error: use of value
 func.func @twice(%x: tensor<2xf32>) -> tensor<2xf32> {
   %0 = jx.add %x, %x : tensor<2xf32>

@@ -15,7 +15,7 @@ func.func @f(%W1: tensor<5x4xf32> {jx.arg_name = "W1"}, %W2: tensor<6x5xf32> {jx
 }
 // CHECK-LABEL: func.func @f_fwd(
 // CHECK-SAME:    %[[W1:.*]]: tensor<5x4xf32> {jx.arg_name = "W1"}, %[[W2:.*]]: tensor<6x5xf32> {jx.arg_name = "W2"}, %[[W3:.*]]: tensor<7x6xf32> {jx.arg_name = "W3"}, %[[X:.*]]: tensor<4xf32> {jx.arg_name = "x"})
-// CHECK-SAME:    attributes {jx.num_primal_results = 1 : i64}
+// CHECK-SAME:    attributes {jx.forward = #jx.forward<primal = @f, backward = @f_bwd, primal_results = 1>}
 // CHECK:         %[[D1:.*]] = jx.dot_general %[[W1]], %[[X]]
 // CHECK-NEXT:    %[[S1:.*]] = jx.sin %[[D1]]
 // CHECK-NEXT:    %[[C1:.*]] = jx.cos %[[D1]]

@@ -144,9 +144,9 @@ func.func @offload(%x: tensor<4xf32> {jx.arg_name = "x"}) -> tensor<4xf32> {
 // CHECK-NEXT:  f32[4] named 'h' from {{.*}}jx-remat.mlir:{{[0-9]+}} [offloaded to pinned_host]
 // CHECK-NEXT:  total: 2 residuals, 32 bytes (16 offloaded)
 // IR-LABEL: func.func @offload_fwd(
-// IR-SAME:    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32> {jx.memory_kind = "pinned_host"})
+// IR-SAME:    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32> {jx.residual = #jx.residual<memory_kind = "pinned_host">})
 // IR-LABEL: func.func @offload_bwd(
-// IR-SAME:    {jx.memory_kind = "pinned_host"}
+// IR-SAME:    {jx.residual = #jx.residual<memory_kind = "pinned_host">}
 
 // -----
 

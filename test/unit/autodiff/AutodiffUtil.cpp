@@ -5,7 +5,7 @@
 #include "passes/Passes.h"
 #include "runtime/interpreter/Interpreter.h"
 
-#include "dialects/jx/JxOps.h"
+#include "dialects/jx/JxSplit.h"
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -287,12 +287,17 @@ const std::vector<std::string> &allPolicies() {
       R"(save_from_both_policies(dots_saveable, save_only_these_names("c")))",
       R"(save_from_both_policies(offload_dot_with_no_batch_dims("device", "pinned_host"), save_any_names_but_these("a")))",
       R"(save_from_both_policies(nothing_saveable, save_and_offload_only_these_names([], ["a", "b"], "device", "pinned_host")))",
+      "min_residual_bytes",
+      "min_residual_bytes_recomputing_dots",
+      R"(save_from_both_policies(min_residual_bytes, save_only_these_names("a")))",
   };
   return policies;
 }
 
 std::vector<mlir::cotangent::Residual> residualsOf(ModuleOp differentiated, const std::string &function) {
-  auto residuals = mlir::cotangent::describeResiduals(lookup(differentiated, function + "_fwd"));
+  auto pair = mlir::jx::lookupSplitPair(differentiated, function);
+  REQUIRE(pair);
+  auto residuals = mlir::cotangent::describeResiduals(pair->fwd);
   REQUIRE(succeeded(residuals));
   return *residuals;
 }

@@ -17,7 +17,7 @@
 #include "AutodiffUtil.h"
 
 #include "passes/Passes.h"
-#include "passes/remat/RematTags.h"
+#include "dialects/jx/JxSplit.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -495,12 +495,12 @@ std::string withPolicies(const std::string &text, const Program &p,
 /// Marks each op of @f_fwd (after --jx-vjp) with whether each result is used
 /// by an op outside all the remat regions the result is computed in.
 void markEscapes(mlir::ModuleOp module) {
-  auto fwd = module.lookupSymbol<mlir::func::FuncOp>("f_fwd");
-  REQUIRE(fwd);
+  auto pair = mlir::jx::lookupSplitPair(module, "f");
+  REQUIRE(pair);
+  mlir::func::FuncOp fwd = pair->fwd;
   auto stackOf = [](mlir::Operation *op) -> std::vector<int64_t> {
-    if (auto ids = op->getAttrOfType<mlir::DenseI64ArrayAttr>(mlir::cotangent::kRematRegionsAttr))
-      return {ids.asArrayRef().begin(), ids.asArrayRef().end()};
-    return {};
+    llvm::ArrayRef<int64_t> ids = mlir::jx::getRematRegions(op);
+    return {ids.begin(), ids.end()};
   };
   mlir::Builder b(module.getContext());
   fwd.walk([&](mlir::Operation *op) {
@@ -529,10 +529,10 @@ void markEscapes(mlir::ModuleOp module) {
 }
 
 void checkNothingSaveableResiduals(mlir::ModuleOp module) {
-  auto fwd = module.lookupSymbol<mlir::func::FuncOp>("f_fwd");
-  auto ret = mlir::cast<mlir::func::ReturnOp>(fwd.getBody().front().getTerminator());
-  int64_t numPrimal =
-      fwd->getAttrOfType<mlir::IntegerAttr>(mlir::cotangent::kNumPrimalResultsAttr).getInt();
+  auto pair = mlir::jx::lookupSplitPair(module, "f");
+  REQUIRE(pair);
+  auto ret = mlir::cast<mlir::func::ReturnOp>(pair->fwd.getBody().front().getTerminator());
+  int64_t numPrimal = mlir::jx::numPrimalResults(pair->fwd);
   for (unsigned i = numPrimal; i < ret.getNumOperands(); ++i) {
     mlir::Value v = ret.getOperand(i);
     auto result = mlir::dyn_cast<mlir::OpResult>(v);

@@ -7,6 +7,7 @@
 #include "bench/MlpModel.h"
 #include "passes/Passes.h"
 #include "passes/report/Residuals.h"
+#include "dialects/jx/JxSplit.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -72,8 +73,15 @@ func.func @rnn(%w: tensor<4x4xf32>, %h0: tensor<4xf32>, %xs: tensor<3x4xf32>) ->
 }
 )mlir";
 
-int64_t savedBytes(mlir::ModuleOp module, llvm::StringRef fwd) {
-  auto residuals = mlir::cotangent::describeResiduals(module.lookupSymbol<mlir::func::FuncOp>(fwd));
+/// The forward of the split of @name.
+mlir::func::FuncOp forwardOf(mlir::ModuleOp module, llvm::StringRef name) {
+  auto pair = mlir::jx::lookupSplitPair(module, name);
+  REQUIRE(pair);
+  return pair->fwd;
+}
+
+int64_t savedBytes(mlir::ModuleOp module, llvm::StringRef name) {
+  auto residuals = mlir::cotangent::describeResiduals(forwardOf(module, name));
   REQUIRE(mlir::succeeded(residuals));
   int64_t total = 0;
   for (const auto &r : *residuals)
@@ -120,11 +128,10 @@ TEST_CASE("CPU split: residual bytes are the saved residuals", "[cpu][memory]") 
       auto module = differentiate(bench::traceMlp(context(), config, policy).takeModule());
       auto compiled = cpu::CpuModule::compile(*module);
       REQUIRE(mlir::succeeded(compiled));
-      auto fwd = module->lookupSymbol<mlir::func::FuncOp>("mlp_fwd");
-      auto args = randomArgs(fwd, 3, false);
+      auto args = randomArgs(forwardOf(*module, "mlp"), 3, false);
       auto split = (*compiled)->runSplit("mlp", args, onesLike({mlir::RankedTensorType::get({}, mlir::Float32Type::get(&context()))}));
       REQUIRE(mlir::succeeded(split));
-      CHECK(split->residualBytes == savedBytes(*module, "mlp_fwd"));
+      CHECK(split->residualBytes == savedBytes(*module, "mlp"));
       CHECK(split->numResiduals > 0);
       // The gradients agree with the interpreter's @mlp_vjp.
       std::vector<Tensor> vjpArgs(args);
@@ -149,7 +156,7 @@ TEST_CASE("CPU peak bytes drop under nothing_saveable, also fused at -O3", "[cpu
     auto module = differentiate(bench::traceMlp(context(), config, policy).takeModule(), fused);
     auto compiled = cpu::CpuModule::compile(*module);
     REQUIRE(mlir::succeeded(compiled));
-    auto args = randomArgs(module->lookupSymbol<mlir::func::FuncOp>("mlp_fwd"), 5, false);
+    auto args = randomArgs(forwardOf(*module, "mlp"), 5, false);
     if (fused) {
       auto result = (*compiled)->call("mlp_value_and_grad", args);
       REQUIRE(mlir::succeeded(result));

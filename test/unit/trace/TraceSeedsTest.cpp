@@ -2,7 +2,7 @@
 // emitted IR's ops, structure, names and locations.
 #include "TraceTestUtil.h"
 
-#include "dialects/jx/JxOps.h"
+#include "dialects/jx/JxSplit.h"
 
 using namespace cotangent;
 using cotangent::test::allOpsLocated;
@@ -31,7 +31,7 @@ Tensor f2(Tensor W1, Tensor W2, Tensor W3, Tensor x) {
 const TraceOptions fOptions{.name = "f", .arg_names = {"W1", "W2", "W3", "x"}};
 
 std::string argName(mlir::func::FuncOp fn, unsigned i) {
-  auto a = fn.getArgAttrOfType<mlir::StringAttr>(i, "jx.arg_name");
+  auto a = mlir::jx::getArgName(fn, i);
   return a ? a.getValue().str() : "";
 }
 
@@ -245,7 +245,7 @@ TEST_CASE("scan and checkpoint bodies capture outer tensors as operands", "[trac
   mlir::jx::RematOp outer = *t.func().getOps<mlir::jx::RematOp>().begin();
   CHECK(outer.getNumOperands() == 2); // h and the captured scale
   CHECK(t.func().getNumResults() == 2);
-  auto name = t.func().getResultAttrOfType<mlir::StringAttr>(1, "jx.result_name");
+  auto name = mlir::jx::getResultName(t.func(), 1);
   CHECK(name.getValue() == "result[1]");
   CHECK(allOpsLocated(t, {"rnn"}, __FILE__));
 }
