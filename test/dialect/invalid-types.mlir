@@ -166,8 +166,8 @@ func.func @compare_result_not_bool(%x: tensor<4xf32>) {
 // -----
 
 func.func @compare_result_shape(%x: tensor<4xf32>) {
-  // expected-error @+2 {{'jx.eq' op inferred type(s) 'tensor<4xi1>' are incompatible with return type(s) of operation 'tensor<2x2xi1>'}}
-  // expected-error @+1 {{'jx.eq' op failed to infer returned types}}
+  // Comparisons are Elementwise: the result has the operands' shape.
+  // expected-error @+1 {{'jx.eq' op all non-scalar operands/results must have the same shape and base type}}
   %0 = "jx.eq"(%x, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<2x2xi1>
   return
 }

@@ -1,0 +1,742 @@
+"""jaxpr -> jx IR text.
+
+`to_jx(fun, *example_args)` traces `fun` with `jax.make_jaxpr` and writes one
+`func.func` per function in a module. The translation is one jx op per JAX
+equation wherever jx has the primitive (same name, parameters mapped onto the
+op's attributes), a short fixed decomposition for a few that it lacks
+(`square`, `exp2`, `clamp`, `is_finite`, `split`), and inlining for the call
+primitives (`jit`/`pjit`, `closed_call`, `core_call`, `custom_jvp_call`,
+`custom_vjp_call`: their primal jaxpr, not the custom rule). Checkpoints become
+`jx.remat` regions with the policy named as in JAX (policies.py), `name`
+becomes `jx.checkpoint_name`, `scan` / `cond` / `while` their jx forms.
+
+What jx cannot express is refused before anything is written: every
+primitive without a translation is listed in one UnsupportedPrimitiveError;
+a dtype jx lacks, a parameter value with no jx counterpart (a
+non-default `accuracy`, a mixed-dtype `mul`) or a custom policy raises
+UnsupportedTypeError / UnsupportedPolicyError. There is no fallback that
+writes approximate IR.
+
+JAX broadcasts scalars and size-1 axes implicitly inside elementwise
+primitives; jx never does, so each such operand gets an explicit
+`jx.broadcast_in_dim`, and every literal a `jx.constant`.
+"""
+import inspect
+import math
+
+import numpy as np
+import jax
+from jax import tree_util
+from jax._src import core
+from jax._src import source_info_util
+
+from .errors import ExportError, UnsupportedPrimitiveError, UnsupportedTypeError
+from .policies import policy_text
+
+# ---------------------------------------------------------------------------------------------
+# Types and literals
+# ---------------------------------------------------------------------------------------------
+
+_DTYPES = {
+    np.dtype("float32"): "f32", np.dtype("float64"): "f64", np.dtype("float16"): "f16",
+    np.dtype("int32"): "i32", np.dtype("int64"): "i64", np.dtype("bool"): "i1",
+}
+try:
+    _DTYPES[np.dtype(jax.numpy.bfloat16)] = "bf16"
+except TypeError:  # pragma: no cover
+    pass
+_FLOAT_BITS = {"f32": (np.float32, np.uint32), "f64": (np.float64, np.uint64),
+               "f16": (np.float16, np.uint16)}
+
+
+def element_type(dtype, where="a value"):
+    dtype = np.dtype(dtype)
+    try:
+        return _DTYPES[dtype]
+    except KeyError:
+        raise UnsupportedTypeError(
+            f"{where} has dtype {dtype}, which jx does not have "
+            "(jx has float32, float64, float16, bfloat16, int32, int64 and bool)") from None
+
+
+def tensor_type(shape, dtype, where="a value"):
+    et = element_type(dtype, where)
+    for d in shape:
+        if not isinstance(d, (int, np.integer)):
+            raise UnsupportedTypeError(f"{where} has a dynamic or symbolic shape {tuple(shape)}; jx shapes are static")
+    return "tensor<" + "".join(f"{int(d)}x" for d in shape) + et + ">"
+
+
+def _float_text(v, et):
+    v = float(v)
+    if math.isfinite(v):
+        s = repr(v)
+        mant, _, exp = s.partition("e")
+        if "." not in mant:
+            mant += ".0"
+        return mant + ("e" + exp if exp else "")
+    # inf and nan: MLIR spells them as the bit pattern.
+    if et == "bf16":
+        bits = np.array([v], np.float32).view(np.uint32)[0] >> 16
+        return f"0x{int(bits):04X}"
+    ftype, itype = _FLOAT_BITS[et]
+    bits = np.array([v], ftype).view(itype)[0]
+    return f"0x{int(bits):0{np.dtype(itype).itemsize * 2}X}"
+
+
+def _scalar_text(v, et):
+    if et == "i1":
+        return "true" if bool(v) else "false"
+    if et in ("i32", "i64"):
+        return str(int(v))
+    return _float_text(v, et)
+
+
+def dense_text(value, et):
+    """`dense<...>` of a numpy array: a splat when all elements are equal."""
+    arr = np.asarray(value)
+    flat = arr.reshape(-1)
+    if flat.size == 0:
+        return "dense<>" if arr.ndim <= 1 else "dense<" + "[" * arr.ndim + "]" * arr.ndim + ">"
+    first = flat[0]
+    if flat.size == 1 or np.all(flat == first) and not (et not in ("i1", "i32", "i64") and np.isnan(float(first))):
+        return f"dense<{_scalar_text(first, et)}>"
+
+    def rec(a):
+        if a.ndim == 0:
+            return _scalar_text(a, et)
+        return "[" + ", ".join(rec(x) for x in a) + "]"
+    return f"dense<{rec(arr)}>"
+
+
+def _ints(xs):
+    return "[" + ", ".join(str(int(x)) for x in xs) + "]"
+
+
+def _str(s):
+    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# ---------------------------------------------------------------------------------------------
+# Values and regions
+# ---------------------------------------------------------------------------------------------
+
+class _Value:
+    __slots__ = ("name", "shape", "dtype")
+
+    def __init__(self, name, shape, dtype):
+        self.name, self.shape, self.dtype = name, tuple(int(d) for d in shape), np.dtype(dtype)
+
+    @property
+    def type(self):
+        return tensor_type(self.shape, self.dtype)
+
+
+def _aval_of(x):
+    aval = x.aval
+    if not hasattr(aval, "shape"):
+        raise UnsupportedTypeError(f"{x} is not an array ({type(aval).__name__}); jx values are tensors")
+    return aval
+
+
+class _Region:
+    """The ops of one region (a function body or an op's block), indented."""
+
+    def __init__(self, writer, indent):
+        self.writer, self.indent, self.lines, self.consts = writer, indent, [], {}
+
+    def emit(self, text, results=(), loc=""):
+        """Writes an op with the given result (shape, dtype)s; returns their values."""
+        results = list(results)
+        names = []
+        if len(results) == 1:
+            base = self.writer.fresh()
+            names = [base]
+            text = f"{base} = {text}"
+        elif results:
+            base = self.writer.fresh()
+            names = [f"{base}#{i}" for i in range(len(results))]
+            text = f"{base}:{len(results)} = {text}"
+        self.lines.append(" " * self.indent + text + loc)
+        return [_Value(n, s, d) for n, (s, d) in zip(names, results)]
+
+    def constant(self, value, dtype):
+        arr = np.asarray(value, dtype=dtype)
+        et = element_type(arr.dtype, "a constant")
+        key = (arr.shape, str(arr.dtype), arr.tobytes())
+        if key not in self.consts:
+            self.consts[key] = self.emit(f"jx.constant {dense_text(arr, et)} : {tensor_type(arr.shape, arr.dtype)}",
+                                         [(arr.shape, arr.dtype)])[0]
+        return self.consts[key]
+
+
+# ---------------------------------------------------------------------------------------------
+# Primitive tables
+# ---------------------------------------------------------------------------------------------
+
+_UNARY = {"neg", "sin", "cos", "tan", "exp", "log", "log1p", "expm1", "tanh", "logistic", "sqrt",
+          "rsqrt", "abs", "sign", "floor", "ceil", "not", "stop_gradient"}
+_BINARY = {"add": "add", "add_any": "add", "sub": "sub", "mul": "mul", "div": "div", "max": "max",
+           "min": "min", "pow": "pow", "atan2": "atan2", "rem": "rem", "and": "and", "or": "or"}
+_COMPARE = {"eq", "ne", "lt", "le", "gt", "ge"}
+_REDUCE = {"reduce_sum", "reduce_max", "reduce_min", "reduce_prod"}
+_INLINE = {"jit": "jaxpr", "pjit": "jaxpr", "closed_call": "call_jaxpr", "core_call": "call_jaxpr",
+           "custom_jvp_call": "call_jaxpr", "custom_vjp_call": "call_jaxpr",
+           "custom_vjp_call_jaxpr": "fun_jaxpr", "remat_call": "call_jaxpr"}
+_OTHER = {"integer_pow", "square", "exp2", "is_finite", "clamp", "select_n", "dot_general",
+          "broadcast_in_dim", "reshape", "transpose", "squeeze", "expand_dims", "concatenate", "split", "stack",
+          "slice", "dynamic_slice", "dynamic_update_slice", "pad", "iota", "convert_element_type",
+          "argmax", "cumsum", "copy", "copy_p", "optimization_barrier", "name", "remat2", "checkpoint",
+          "scan", "cond", "while"}
+
+#: Every JAX primitive the exporter translates.
+SUPPORTED_PRIMITIVES = frozenset(_UNARY | set(_BINARY) | _COMPARE | _REDUCE | set(_INLINE) | _OTHER)
+
+# Parameters that only steer XLA (layout, sharding, precision, unrolling) and change no value.
+_IGNORED_PARAMS = {"sharding", "out_sharding", "precision", "unroll", "_split_transpose", "linear"}
+
+
+def _subjaxprs(eqn):
+    for k, v in eqn.params.items():
+        if isinstance(v, core.ClosedJaxpr):
+            yield v.jaxpr
+        elif isinstance(v, core.Jaxpr):
+            yield v
+        elif isinstance(v, (tuple, list)):
+            for x in v:
+                if isinstance(x, core.ClosedJaxpr):
+                    yield x.jaxpr
+                elif isinstance(x, core.Jaxpr):
+                    yield x
+
+
+def where(eqn):
+    try:
+        return source_info_util.summarize(eqn.source_info)
+    except Exception:  # pragma: no cover - best effort
+        return "?"
+
+
+def unsupported_primitives(jaxpr, found=None, outer="?"):
+    """{primitive name: where} for every equation (recursively) the exporter cannot translate.
+
+    Inside a library function (a jitted `jnp.sort`, say) JAX records no user line; the line of
+    the call that reached it stands in."""
+    found = {} if found is None else found
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        here = where(eqn) or outer
+        if name not in SUPPORTED_PRIMITIVES:
+            found.setdefault(name, here)
+            continue
+        key = _INLINE.get(name)
+        subs = [eqn.params[key]] if key else list(_subjaxprs(eqn))
+        for sub in subs:
+            unsupported_primitives(sub.jaxpr if isinstance(sub, core.ClosedJaxpr) else sub, found, here)
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# The function writer
+# ---------------------------------------------------------------------------------------------
+
+class _FunctionWriter:
+    def __init__(self, locations=True):
+        self.counter = 0
+        self.locations = locations
+        self.outer_loc = ""     # of the call being inlined: for its equations without user code
+
+    def fresh(self):
+        self.counter += 1
+        return f"%{self.counter - 1}"
+
+    # -- locations --------------------------------------------------------------------------
+    def loc(self, eqn):
+        if not self.locations:
+            return ""
+        try:
+            frame = source_info_util.user_frame(eqn.source_info.traceback)
+        except Exception:
+            frame = None
+        if frame is None:
+            return self.outer_loc
+        return f" loc({_str(frame.file_name)}:{int(frame.start_line)}:{int(frame.start_column)})"
+
+    # -- jaxprs ---------------------------------------------------------------------------------
+    def jaxpr(self, region, jaxpr, consts, args):
+        """Writes `jaxpr`'s equations into `region`; returns its output values."""
+        env = {}
+        if len(consts) != len(jaxpr.constvars) or len(args) != len(jaxpr.invars):
+            raise ExportError("internal: jaxpr arity mismatch")
+        for v, c in zip(jaxpr.constvars, consts):
+            env[v] = c if isinstance(c, _Value) else region.constant(np.asarray(c), _aval_of(v).dtype)
+        for v, a in zip(jaxpr.invars, args):
+            env[v] = a
+        for eqn in jaxpr.eqns:
+            ins = [self.read(region, env, x) for x in eqn.invars]
+            outs = self.eqn(region, eqn, ins)
+            if len(outs) != len(eqn.outvars):
+                raise ExportError(f"internal: {eqn.primitive.name} gave {len(outs)} results for {len(eqn.outvars)}")
+            for v, o in zip(eqn.outvars, outs):
+                aval = _aval_of(v)
+                if tuple(aval.shape) != o.shape or np.dtype(aval.dtype) != o.dtype:
+                    raise ExportError(f"internal: {eqn.primitive.name} at {where(eqn)} wrote {o.type}, "
+                                      f"JAX has {tensor_type(aval.shape, aval.dtype)}")
+                env[v] = o
+        return [self.read(region, env, x) for x in jaxpr.outvars]
+
+    def read(self, region, env, x):
+        if isinstance(x, core.Literal):
+            aval = _aval_of(x)
+            return region.constant(np.asarray(x.val, dtype=aval.dtype).reshape(aval.shape), aval.dtype)
+        return env[x]
+
+    def closed(self, region, closed_jaxpr, args):
+        if isinstance(closed_jaxpr, core.ClosedJaxpr):
+            return self.jaxpr(region, closed_jaxpr.jaxpr, closed_jaxpr.consts, args)
+        return self.jaxpr(region, closed_jaxpr, [], args)
+
+    def block(self, parent, closed_jaxpr, arg_types, extra=None):
+        """A region (as text lines) whose block arguments have `arg_types` ((shape, dtype) pairs);
+        `extra(region, args)` returns the values to yield, by default the jaxpr's outputs."""
+        region = _Region(self, parent.indent + 2)
+        args = [_Value(self.fresh(), s, d) for s, d in arg_types]
+        outs = extra(region, args) if extra else self.closed(region, closed_jaxpr, args)
+        lines = []
+        if args:
+            lines.append(" " * parent.indent + "^bb0(" + ", ".join(f"{a.name}: {a.type}" for a in args) + "):")
+        lines += region.lines
+        if outs:
+            lines.append(" " * region.indent + "jx.yield " + ", ".join(o.name for o in outs)
+                         + " : " + ", ".join(o.type for o in outs))
+        else:
+            lines.append(" " * region.indent + "jx.yield")
+        return lines
+
+    # -- helpers --------------------------------------------------------------------------------
+    def broadcast(self, region, x, shape, loc):
+        shape = tuple(shape)
+        if x.shape == shape:
+            return x
+        r, R = len(x.shape), len(shape)
+        if r > R or any(d != 1 and d != shape[R - r + i] for i, d in enumerate(x.shape)):
+            raise ExportError(f"cannot broadcast {x.type} to shape {shape}")
+        dims = list(range(R - r, R))
+        return region.emit(f"jx.broadcast_in_dim {x.name}, dims = {_ints(dims)} : {x.type} -> "
+                           f"{tensor_type(shape, x.dtype)}", [(shape, x.dtype)], loc)[0]
+
+    def convert(self, region, x, dtype, loc):
+        dtype = np.dtype(dtype)
+        if x.dtype == dtype:
+            return x
+        return region.emit(f"jx.convert_element_type {x.name} : {x.type} -> {tensor_type(x.shape, dtype)}",
+                           [(x.shape, dtype)], loc)[0]
+
+    def elementwise(self, region, op, ins, out_aval, loc, compare=False):
+        shape = tuple(out_aval.shape)
+        dtype = ins[0].dtype if compare else np.dtype(out_aval.dtype)
+        xs = []
+        for x in ins:
+            if x.dtype != dtype:
+                raise UnsupportedTypeError(f"jx.{op} needs operands of one dtype, got {x.dtype} and {dtype}")
+            xs.append(self.broadcast(region, x, shape, loc))
+        t = tensor_type(shape, dtype)
+        rdtype = np.dtype(bool) if compare else dtype
+        return region.emit(f"jx.{op} " + ", ".join(x.name for x in xs) + f" : {t}", [(shape, rdtype)], loc)
+
+    @staticmethod
+    def unary_to(region, head, x, out, loc):
+        """`head : x's type -> out's type`, an op of one operand whose result type is written."""
+        return region.emit(f"{head} : {x.type} -> {tensor_type(out.shape, out.dtype)}",
+                           [(out.shape, out.dtype)], loc)
+
+    # -- one equation ---------------------------------------------------------------------------
+    def eqn(self, region, eqn, ins):
+        name = eqn.primitive.name
+        p = eqn.params
+        loc = self.loc(eqn)
+        outs = [_aval_of(v) for v in eqn.outvars]
+        out = outs[0] if outs else None
+
+        def check_params(allowed):
+            for k, v in p.items():
+                if k in allowed or k in _IGNORED_PARAMS:
+                    continue
+                if k == "accuracy" and v is None:
+                    continue
+                raise UnsupportedTypeError(f"{name} at {where(eqn)}: parameter {k}={v!r} has no jx counterpart")
+
+        if name in _INLINE:
+            saved, self.outer_loc = self.outer_loc, loc
+            try:
+                return self.closed(region, p[_INLINE[name]], ins)
+            finally:
+                self.outer_loc = saved
+        if name in _UNARY:
+            check_params(())
+            return self.elementwise(region, name, ins, out, loc)
+        if name in _BINARY:
+            check_params(("out_dtype",) if p.get("out_dtype") is None else ())
+            return self.elementwise(region, _BINARY[name], ins, out, loc)
+        if name in _COMPARE:
+            check_params(())
+            return self.elementwise(region, name, ins, out, loc, compare=True)
+        if name in ("copy", "copy_p"):
+            return ins
+        if name == "integer_pow":
+            check_params(("y",))
+            x = ins[0]
+            return region.emit(f"jx.integer_pow {x.name}, y = {int(p['y'])} : {x.type}", [(x.shape, x.dtype)], loc)
+        if name == "square":
+            check_params(())
+            x = ins[0]
+            return region.emit(f"jx.integer_pow {x.name}, y = 2 : {x.type}", [(x.shape, x.dtype)], loc)
+        if name == "exp2":
+            check_params(())
+            x = ins[0]
+            ln2 = region.constant(np.full(x.shape, math.log(2.0)), x.dtype)
+            y = region.emit(f"jx.mul {x.name}, {ln2.name} : {x.type}", [(x.shape, x.dtype)], loc)[0]
+            return region.emit(f"jx.exp {y.name} : {x.type}", [(x.shape, x.dtype)], loc)
+        if name == "is_finite":
+            # x - x is 0 exactly when x is finite (inf - inf and nan - nan are nan).
+            check_params(())
+            x = ins[0]
+            d = region.emit(f"jx.sub {x.name}, {x.name} : {x.type}", [(x.shape, x.dtype)], loc)[0]
+            z = region.constant(np.zeros(x.shape), x.dtype)
+            return region.emit(f"jx.eq {d.name}, {z.name} : {x.type}", [(x.shape, np.dtype(bool))], loc)
+        if name == "clamp":
+            # clamp(lo, x, hi) = min(max(x, lo), hi)
+            check_params(())
+            lo, x, hi = ins
+            m = self.elementwise(region, "max", [x, lo], out, loc)[0]
+            return self.elementwise(region, "min", [m, hi], out, loc)
+        if name == "select_n":
+            check_params(())
+            which, cases = ins[0], ins[1:]
+            shape = tuple(out.shape)
+            cases = [self.broadcast(region, c, shape, loc) for c in cases]
+            if which.dtype not in (np.dtype(bool), np.dtype("int32")):
+                which = self.convert(region, which, np.int32, loc)
+            return region.emit(f"jx.select_n {which.name}, " + ", ".join(c.name for c in cases)
+                               + f" : {which.type}, " + ", ".join(c.type for c in cases),
+                               [(shape, out.dtype)], loc)
+        if name == "dot_general":
+            check_params(("dimension_numbers", "preferred_element_type"))
+            (lc, rc), (lb, rb) = p["dimension_numbers"]
+            a, b = ins
+            if a.dtype != b.dtype:
+                raise UnsupportedTypeError(f"dot_general at {where(eqn)} mixes {a.dtype} and {b.dtype}; "
+                                           "jx.dot_general needs one operand dtype")
+            attrs = ""
+            if np.dtype(out.dtype) != a.dtype:
+                attrs = f" {{preferred_element_type = {element_type(out.dtype)}}}"
+            return region.emit(
+                f"jx.dot_general {a.name}, {b.name}, contracting_dims = {_ints(lc)} x {_ints(rc)}, "
+                f"batch_dims = {_ints(lb)} x {_ints(rb)}{attrs} : {a.type}, {b.type} -> "
+                f"{tensor_type(out.shape, out.dtype)}", [(out.shape, out.dtype)], loc)
+        if name == "broadcast_in_dim":
+            check_params(("shape", "broadcast_dimensions"))
+            x = ins[0]
+            if len(ins) != 1:
+                raise UnsupportedTypeError(f"broadcast_in_dim at {where(eqn)} has dynamic shape operands")
+            if x.shape == tuple(out.shape):
+                return [x]
+            return self.unary_to(region, f"jx.broadcast_in_dim {x.name}, dims = {_ints(p['broadcast_dimensions'])}",
+                                 x, out, loc)
+        if name == "reshape":
+            check_params(("new_sizes", "dimensions") if p.get("dimensions") is None else ("new_sizes",))
+            x = ins[0]
+            if len(ins) != 1:
+                raise UnsupportedTypeError(f"reshape at {where(eqn)} has dynamic shape operands")
+            if x.shape == tuple(out.shape):
+                return [x]
+            return self.unary_to(region, f"jx.reshape {x.name}", x, out, loc)
+        if name == "transpose":
+            check_params(("permutation",))
+            x = ins[0]
+            return self.unary_to(region, f"jx.transpose {x.name}, perm = {_ints(p['permutation'])}", x, out, loc)
+        if name in ("squeeze", "expand_dims"):
+            check_params(("dimensions",))
+            x = ins[0]
+            if not p["dimensions"]:
+                return [x]
+            return self.unary_to(region, f"jx.{name} {x.name}, dims = {_ints(p['dimensions'])}", x, out, loc)
+        if name == "concatenate":
+            check_params(("dimension",))
+            return region.emit(f"jx.concatenate(" + ", ".join(x.name for x in ins) + f") dim = {int(p['dimension'])} : "
+                               + ", ".join(x.type for x in ins) + f" -> {tensor_type(out.shape, out.dtype)}",
+                               [(out.shape, out.dtype)], loc)
+        if name == "stack":
+            # stack[axis](xs) = concatenate(expand_dims(x, axis) for x in xs)
+            check_params(("axis",))
+            axis = int(p["axis"])
+            parts = []
+            for x in ins:
+                shape = x.shape[:axis] + (1,) + x.shape[axis:]
+                parts += region.emit(f"jx.expand_dims {x.name}, dims = [{axis}] : {x.type} -> "
+                                     f"{tensor_type(shape, x.dtype)}", [(shape, x.dtype)], loc)
+            return region.emit("jx.concatenate(" + ", ".join(x.name for x in parts) + f") dim = {axis} : "
+                               + ", ".join(x.type for x in parts) + f" -> {tensor_type(out.shape, out.dtype)}",
+                               [(out.shape, out.dtype)], loc)
+        if name == "split":
+            check_params(("sizes", "axis"))
+            x = ins[0]
+            axis, start, res = int(p["axis"]), 0, []
+            for size, o in zip(p["sizes"], outs):
+                lo = [0] * len(x.shape)
+                hi = list(x.shape)
+                lo[axis], hi[axis] = start, start + int(size)
+                start += int(size)
+                res += self.unary_to(region, f"jx.slice {x.name}, start = {_ints(lo)}, limit = {_ints(hi)}, "
+                                             f"strides = {_ints([1] * len(x.shape))}", x, o, loc)
+            return res
+        if name == "slice":
+            check_params(("start_indices", "limit_indices", "strides"))
+            x = ins[0]
+            strides = p["strides"] or [1] * len(x.shape)
+            return self.unary_to(region, f"jx.slice {x.name}, start = {_ints(p['start_indices'])}, limit = "
+                                 f"{_ints(p['limit_indices'])}, strides = {_ints(strides)}", x, out, loc)
+        if name == "dynamic_slice":
+            check_params(("slice_sizes",))
+            x, idx = ins[0], ins[1:]
+            self._check_indices(eqn, idx)
+            types = ", ".join([x.type] + [i.type for i in idx])
+            return region.emit(f"jx.dynamic_slice {x.name}[" + ", ".join(i.name for i in idx) + "], sizes = "
+                               f"{_ints(p['slice_sizes'])} : {types} -> {tensor_type(out.shape, out.dtype)}",
+                               [(out.shape, out.dtype)], loc)
+        if name == "dynamic_update_slice":
+            check_params(())
+            x, u, idx = ins[0], ins[1], ins[2:]
+            self._check_indices(eqn, idx)
+            types = ", ".join([x.type, u.type] + [i.type for i in idx])
+            return region.emit(f"jx.dynamic_update_slice {x.name}, {u.name}[" + ", ".join(i.name for i in idx)
+                               + f"] : {types}", [(x.shape, x.dtype)], loc)
+        if name == "pad":
+            check_params(("padding_config",))
+            x, v = ins
+            cfg = p["padding_config"]
+            return region.emit(f"jx.pad {x.name}, {v.name}, low = {_ints(c[0] for c in cfg)}, high = "
+                               f"{_ints(c[1] for c in cfg)}, interior = {_ints(c[2] for c in cfg)} : {x.type}, "
+                               f"{v.type} -> {tensor_type(out.shape, out.dtype)}", [(out.shape, out.dtype)], loc)
+        if name == "iota":
+            check_params(("dtype", "shape", "dimension"))
+            return region.emit(f"jx.iota dim = {int(p['dimension'])} : {tensor_type(out.shape, out.dtype)}",
+                               [(out.shape, out.dtype)], loc)
+        if name == "convert_element_type":
+            check_params(("new_dtype", "weak_type"))
+            return [self.convert(region, ins[0], out.dtype, loc)]
+        if name in _REDUCE:
+            check_params(("axes",))
+            x = ins[0]
+            if not p["axes"]:
+                return [x]
+            return self.unary_to(region, f"jx.{name} {x.name}, axes = {_ints(p['axes'])}", x, out, loc)
+        if name == "argmax":
+            check_params(("axes", "index_dtype"))
+            x = ins[0]
+            if len(p["axes"]) != 1:
+                raise UnsupportedTypeError(f"argmax at {where(eqn)} over {len(p['axes'])} axes; jx.argmax takes one")
+            return self.unary_to(region, f"jx.argmax {x.name}, axis = {int(p['axes'][0])}", x, out, loc)
+        if name == "cumsum":
+            check_params(("axis", "reverse"))
+            x = ins[0]
+            rev = " reverse" if p["reverse"] else ""
+            return region.emit(f"jx.cumsum {x.name}, axis = {int(p['axis'])}{rev} : {x.type}",
+                               [(x.shape, x.dtype)], loc)
+        if name == "optimization_barrier":
+            check_params(())
+            if not ins:
+                return []
+            return region.emit("jx.optimization_barrier " + ", ".join(x.name for x in ins) + " : "
+                               + ", ".join(x.type for x in ins), [(x.shape, x.dtype) for x in ins], loc)
+        if name == "name":
+            check_params(("name",))
+            x = ins[0]
+            return region.emit(f"jx.checkpoint_name {x.name}, {_str(p['name'])} : {x.type}",
+                               [(x.shape, x.dtype)], loc)
+        if name in ("remat2", "checkpoint"):
+            return self.remat(region, eqn, ins, loc)
+        if name == "scan":
+            return self.scan(region, eqn, ins, loc)
+        if name == "cond":
+            return self.cond(region, eqn, ins, loc)
+        if name == "while":
+            return self.while_(region, eqn, ins, loc)
+        raise UnsupportedPrimitiveError({name: where(eqn)})
+
+    def _check_indices(self, eqn, idx):
+        for i in idx:
+            if i.shape != () or i.dtype not in (np.dtype("int32"), np.dtype("int64")):
+                raise UnsupportedTypeError(f"{eqn.primitive.name} at {where(eqn)}: start indices must be "
+                                           f"0-d int32/int64, got {i.type}")
+
+    def _functional(self, ins, outs):
+        return "(" + ", ".join(x.type for x in ins) + ") -> " + self._results_type(outs)
+
+    @staticmethod
+    def _results_type(outs):
+        ts = [tensor_type(o.shape, o.dtype) for o in outs]
+        return ts[0] if len(ts) == 1 else "(" + ", ".join(ts) + ")"
+
+    def remat(self, region, eqn, ins, loc):
+        p = eqn.params
+        body = p["jaxpr"]
+        policy = policy_text(p.get("policy"))
+        outs = [_aval_of(v) for v in eqn.outvars]
+        prevent = p.get("prevent_cse", True)
+        if not isinstance(prevent, bool):
+            prevent = any(prevent)
+        lines = self.block(region, body, [(x.shape, x.dtype) for x in ins])
+        text = (f"jx.remat({', '.join(x.name for x in ins)}) : {self._functional(ins, outs)} policy = {policy} {{\n"
+                + "\n".join(lines) + "\n" + " " * region.indent + "}"
+                + ("" if prevent else " attributes {prevent_cse = false}"))
+        return region.emit(text, [(o.shape, o.dtype) for o in outs], loc)
+
+    def scan(self, region, eqn, ins, loc):
+        p = eqn.params
+        nc, nk, length = int(p["num_consts"]), int(p["num_carry"]), int(p["length"])
+        outs = [_aval_of(v) for v in eqn.outvars]
+        arg_types = [(x.shape, x.dtype) for x in ins[:nc + nk]] + [(x.shape[1:], x.dtype) for x in ins[nc + nk:]]
+        lines = self.block(region, p["jaxpr"], arg_types)
+        rev = " reverse" if p["reverse"] else ""
+        text = (f"jx.scan ({', '.join(x.name for x in ins)}) length = {length}, consts = {nc}, carry = {nk}{rev} : "
+                f"{self._functional(ins, outs)} {{\n" + "\n".join(lines) + "\n" + " " * region.indent + "}")
+        return region.emit(text, [(o.shape, o.dtype) for o in outs], loc)
+
+    def cond(self, region, eqn, ins, loc):
+        p = eqn.params
+        index, ops = ins[0], ins[1:]
+        outs = [_aval_of(v) for v in eqn.outvars]
+        if index.shape != () or index.dtype not in (np.dtype(bool), np.dtype("int32")):
+            raise UnsupportedTypeError(f"cond at {where(eqn)}: index must be 0-d int32 or bool, got {index.type}")
+        blocks = []
+        for br in p["branches"]:
+            lines = self.block(region, br, [(x.shape, x.dtype) for x in ops])
+            blocks.append("{\n" + "\n".join(lines) + "\n" + " " * region.indent + "}")
+        text = (f"jx.cond {index.name} ({', '.join(x.name for x in ops)}) : {index.type}, "
+                f"{self._functional(ops, outs)} " + ", ".join(blocks))
+        return region.emit(text, [(o.shape, o.dtype) for o in outs], loc)
+
+    def while_(self, region, eqn, ins, loc):
+        # jx.while threads only a carry: the consts of cond and body ride along, unchanged.
+        p = eqn.params
+        cn, bn = int(p["cond_nconsts"]), int(p["body_nconsts"])
+        cconsts, bconsts, carry = ins[:cn], ins[cn:cn + bn], ins[cn + bn:]
+        types = [(x.shape, x.dtype) for x in ins]
+
+        def cond_body(r, args):
+            return self.closed(r, p["cond_jaxpr"], args[:cn] + args[cn + bn:])
+
+        def body_body(r, args):
+            new = self.closed(r, p["body_jaxpr"], args[cn:])
+            return args[:cn + bn] + new
+
+        cl = self.block(region, None, types, cond_body)
+        bl = self.block(region, None, types, body_body)
+        allouts = [_Value("", x.shape, x.dtype) for x in ins]
+        text = (f"jx.while ({', '.join(x.name for x in ins)}) : {self._functional(ins, allouts)} cond {{\n"
+                + "\n".join(cl) + "\n" + " " * region.indent + "} do {\n" + "\n".join(bl) + "\n"
+                + " " * region.indent + "}")
+        res = region.emit(text, types, loc)
+        return res[cn + bn:]
+
+
+# ---------------------------------------------------------------------------------------------
+# Arguments and the public entry points
+# ---------------------------------------------------------------------------------------------
+
+def _key_text(k):
+    if isinstance(k, tree_util.DictKey):
+        return f".{k.key}"
+    if isinstance(k, tree_util.GetAttrKey):
+        return f".{k.name}"
+    if isinstance(k, (tree_util.SequenceKey,)):
+        return f"[{k.idx}]"
+    if isinstance(k, tree_util.FlattenedIndexKey):
+        return f"[{k.key}]"
+    return f".{k}"
+
+
+def _top_names(fun, n):
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for i in range(n):
+        if i < len(params) and params[i].kind in (params[i].POSITIONAL_ONLY, params[i].POSITIONAL_OR_KEYWORD):
+            names.append(params[i].name)
+        elif params and params[-1].kind == params[-1].VAR_POSITIONAL:
+            names.append(f"{params[-1].name}[{i - sum(1 for q in params if q.kind != q.VAR_POSITIONAL)}]")
+        else:
+            names.append(f"arg{i}")
+    return names
+
+
+def arg_names(fun, args):
+    """One name per flattened argument leaf: the parameter's name, then the pytree path
+    (`params.Dense_0.kernel`, `xs[1]`)."""
+    top = _top_names(fun, len(args))
+    names = []
+    for i, a in enumerate(args):
+        for path, _ in tree_util.tree_flatten_with_path(a)[0]:
+            names.append(top[i] + "".join(_key_text(k) for k in path))
+    return names
+
+
+class Module:
+    """Several exported functions in one module (one cotangent-opt run covers them all)."""
+
+    def __init__(self, locations=True):
+        self.functions = []
+        self.names = set()
+        self.locations = locations
+
+    def add(self, fun, *example_args, name=None, arg_names_=None):
+        """Traces `fun(*example_args)` and adds it as `@name`; returns the name."""
+        name = name or getattr(fun, "__name__", "f")
+        name = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "f"
+        if name[0].isdigit():
+            name = "f_" + name
+        if name in self.names:
+            raise ExportError(f"the module already has a function @{name}")
+        closed = jax.make_jaxpr(fun)(*example_args)
+        missing = unsupported_primitives(closed.jaxpr)
+        if missing:
+            raise UnsupportedPrimitiveError(missing)
+        names = arg_names_ or arg_names(fun, example_args)
+        if len(names) != len(closed.jaxpr.invars):
+            raise ExportError(f"{len(names)} argument names for {len(closed.jaxpr.invars)} arguments")
+        self.functions.append(self._function(name, closed, names))
+        self.names.add(name)
+        return name
+
+    def _function(self, name, closed, names):
+        w = _FunctionWriter(self.locations)
+        region = _Region(w, 4)
+        args = []
+        for v, n in zip(closed.jaxpr.invars, names):
+            aval = _aval_of(v)
+            args.append(_Value(w.fresh(), aval.shape, aval.dtype))
+            tensor_type(aval.shape, aval.dtype, f"argument {n}")
+        outs = w.jaxpr(region, closed.jaxpr, closed.consts, args)
+        sig = ", ".join(f"{a.name}: {a.type} {{jx.arg_name = {_str(n)}}}" for a, n in zip(args, names))
+        res = ", ".join(o.type for o in outs)
+        head = f"  func.func @{name}({sig})" + (f" -> ({res})" if outs else "") + " {"
+        ret = "    return" + (" " + ", ".join(o.name for o in outs) + " : " + res if outs else "")
+        return "\n".join([head] + region.lines + [ret, "  }"])
+
+    def text(self):
+        return "module {\n" + "\n\n".join(self.functions) + "\n}\n"
+
+
+def to_jx(fun, *example_args, name=None, locations=True):
+    """The jx IR text of `fun` traced on `example_args` (arrays, ShapeDtypeStructs or pytrees of them).
+
+    The function is `@name` (default: `fun.__name__`); each argument carries its pytree path as
+    `jx.arg_name`. Raises UnsupportedPrimitiveError (listing every primitive jx lacks),
+    UnsupportedPolicyError or UnsupportedTypeError instead of writing IR it cannot stand behind.
+    """
+    m = Module(locations=locations)
+    m.add(fun, *example_args, name=name)
+    return m.text()
