@@ -15,6 +15,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <unordered_map>
 #include <vector>
 
 namespace cotangent::interp::detail {
@@ -35,7 +36,10 @@ private:
   const llvm::DenseMap<mlir::Operation *, llvm::SmallVector<mlir::Value>> &
   getLastUses(mlir::Block &block);
 
-  llvm::DenseMap<mlir::Block *, llvm::DenseMap<mlir::Operation *, llvm::SmallVector<mlir::Value>>>
+  /// Node-stable: evalRegion holds a block's entry while nested regions add
+  /// theirs, which would move the entries of a map of values.
+  std::unordered_map<mlir::Block *,
+                     llvm::DenseMap<mlir::Operation *, llvm::SmallVector<mlir::Value>>>
       lastUses;
   llvm::DenseSet<mlir::Operation *> verified;
 };

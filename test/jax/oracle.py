@@ -240,7 +240,7 @@ def run_case_gradients(bin_dir, tmp, case, functions, split_functions):
     """
     parts, ready = [], []
     for fn in functions:
-        texts = [split_functions.get(f"{fn}{sfx}") for sfx in ("_fwd", "_bwd", "_vjp", "_value_and_grad")]
+        texts = [split_functions.get(f"{fn}{sfx}") for sfx in ("", "_fwd", "_bwd", "_vjp", "_value_and_grad")]
         if all(t is not None for t in texts):
             parts += texts
             ready.append(fn)
@@ -272,7 +272,7 @@ def run_case_gradients(bin_dir, tmp, case, functions, split_functions):
     for fn in ready:
         path = os.path.join(tmp, f"{fn}.grad.mlir")
         with open(path, "w") as f:
-            f.write(module_of([split_functions[f"{fn}{sfx}"] for sfx in ("_fwd", "_bwd", "_vjp", "_value_and_grad")]))
+            f.write(module_of([split_functions[f"{fn}{sfx}"] for sfx in ("", "_fwd", "_bwd", "_vjp", "_value_and_grad")]))
         values, err = _interpret(bin_dir, path, f"{fn}_value_and_grad", case.args)
         if err:
             errors[fn] = err
