@@ -135,7 +135,9 @@ void Differentiator::analyzeActivity(func::FuncOp fwd) {
     if (isFloatTensor(arg.getType()))
       varying.insert(arg);
   for (Operation &op : body.without_terminator()) {
-    if (isa<StopGradientOp>(op))
+    // sign(x) and the like vary with x but have no tangent: a product with
+    // them then keeps only them, not x (JAX's symbolic zeros).
+    if (const VjpRule *rule = lookupVjpRule(&op); rule && rule->zeroDerivative)
       continue;
     if (llvm::any_of(op.getOperands(), [&](Value v) { return varying.contains(v); }))
       for (Value r : op.getResults())

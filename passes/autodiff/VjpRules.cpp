@@ -9,7 +9,8 @@ VjpRule mlir::cotangent::zeroVjpRule() {
   return {[](JxBuilder &, Operation *, ArrayRef<bool>) { return SmallVector<Value>(); },
           [](JxBuilder &, Operation *op, ArrayRef<bool>, ValueRange, ArrayRef<Value>) {
             return SmallVector<Value>(op->getNumOperands());
-          }};
+          },
+          /*zeroDerivative=*/true};
 }
 
 const VjpRule *mlir::cotangent::lookupVjpRule(Operation *op) {

@@ -33,6 +33,10 @@ struct VjpRule {
       ArrayRef<Value> cts)>;
   Linearize linearize;
   Transpose transpose;
+  /// The op's derivative is identically zero (sign, floor, comparisons,
+  /// stop_gradient, ...): its results carry no tangent, so nothing that
+  /// uses them is differentiated through them, nor saves anything for them.
+  bool zeroDerivative = false;
 };
 
 using VjpRuleTable = llvm::DenseMap<TypeID, VjpRule>;
