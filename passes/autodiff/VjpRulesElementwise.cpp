@@ -92,11 +92,16 @@ void mlir::cotangent::addElementwiseVjpRules(VjpRuleTable &t) {
     return b.div(b.mul(b.splat(y.getType(), -0.5), y), x);
   });
   // JAX's abs_p JVP: select(x >= 0, g, -g), so the derivative at 0 is 1 (sign(x)
-  // gave 0 there; the autodiff tests compare with JAX's convention).
-  unary<AbsOp>(t, [](JxBuilder &b, Value x, Value) {
-    Type type = x.getType();
-    return b.select(b.create<GeOp>(x, b.zeros(type)), {b.splat(type, -1.0), one(b, x)});
-  });
+  // gave 0 there; the autodiff tests compare with JAX's convention). The
+  // residual is the boolean x >= 0, a quarter of a float sign's bytes.
+  t[TypeID::get<AbsOp>()] = VjpRule{
+      [](JxBuilder &b, Operation *op, ArrayRef<bool>) {
+        Value x = op->getOperand(0);
+        return SmallVector<Value>{b.create<GeOp>(x, b.zeros(x.getType()))};
+      },
+      [](JxBuilder &b, Operation *, ArrayRef<bool>, ValueRange res, ArrayRef<Value> cts) {
+        return SmallVector<Value>{b.select(res[0], {b.neg(cts[0]), cts[0]})};
+      }};
 
   t[TypeID::get<IntegerPowOp>()] = VjpRule{
       [](JxBuilder &b, Operation *op, ArrayRef<bool>) {
