@@ -54,6 +54,27 @@ struct Verdict {
 /// Per remat region whose policy decides by a minimum cut, the values it saves.
 using RegionCuts = llvm::DenseMap<int64_t, llvm::DenseSet<Value>>;
 
+/// The op a policy is asked about for `v`: its producer, except for a value
+/// a forward scan stacks from its body (a residual of each iteration), where
+/// it is the body op that computes it, through nested scans, as JAX asks the
+/// policy about the equations of a scan's body. Carries stacked by a scan
+/// stay the scan's.
+Operation *questionedOp(Value v) {
+  Operation *producer = v.getDefiningOp();
+  while (auto scan = dyn_cast_if_present<ScanOp>(producer)) {
+    Operation *yield = scan.getBody().front().getTerminator();
+    unsigned index = cast<OpResult>(v).getResultNumber();
+    if (index >= yield->getNumOperands())
+      break;
+    Value inner = yield->getOperand(index);
+    if (!inner.getDefiningOp())
+      break;
+    v = inner;
+    producer = inner.getDefiningOp();
+  }
+  return producer;
+}
+
 /// Intersects the policies of the regions in `consumerStack` that also contain `v`.
 Verdict decide(Value v, ArrayRef<int64_t> consumerStack, const RegionCuts &cuts) {
   Operation *producer = v.getDefiningOp();
@@ -62,19 +83,20 @@ Verdict decide(Value v, ArrayRef<int64_t> consumerStack, const RegionCuts &cuts)
   RematScopeAttr scope = getRematScope(producer);
   if (!scope)
     return {};
+  Operation *questioned = questionedOp(v);
   Verdict verdict;
   for (auto [id, policy] : llvm::zip(scope.getRegions(), scope.getPolicies())) {
     if (!llvm::is_contained(consumerStack, id))
       continue;
     auto cut = cuts.find(id);
     bool inCut = cut != cuts.end() && cut->second.contains(v);
-    Decision d = policy.decide(producer, inCut);
+    Decision d = policy.decide(questioned, inCut);
     if (d == Decision::Recompute)
       return {Decision::Recompute, ""};
     if (d == Decision::Offload) {
       verdict.decision = Decision::Offload;
       if (verdict.memoryKind.empty())
-        verdict.memoryKind = offloadDestination(policy, producer, inCut);
+        verdict.memoryKind = offloadDestination(policy, questioned, inCut);
     }
   }
   return verdict;
