@@ -12,8 +12,9 @@
 //  4. Transpose: @f_bwd walks the ops in reverse, summing cotangents of values
 //     used several times. Every forward value the backward reads becomes a
 //     residual: an argument of @f_bwd and an extra result of @f_fwd, ordered
-//     arguments first, then intermediates in forward order. Constants are
-//     rebuilt in the backward instead of being saved.
+//     arguments first, then intermediates in forward order. Constants, and
+//     views that only reshape, broadcast or widen a value, are rebuilt in the
+//     backward from what they are computed from instead of being saved.
 //
 //===----------------------------------------------------------------------===//
 

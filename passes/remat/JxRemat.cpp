@@ -8,7 +8,9 @@
 // producers, recursively, down to values that may be saved (region inputs,
 // values the policies allow, arguments), which become residuals in turn.
 // Residuals are then re-sorted (arguments first, then forward order) and
-// dead forward code is dropped.
+// dead forward code is dropped. The min_residual_bytes policies decide by a
+// minimum cut of their region (MinimumCut.h), solved once per region before
+// any residual is decided.
 //
 //===----------------------------------------------------------------------===//
 

@@ -135,40 +135,31 @@ llvm::DenseSet<Value> mlir::cotangent::minimumResidualCut(const ResidualCutProbl
   for (BlockArgument arg : problem.body->getArguments())
     infinite += bytesOf(arg);
 
-  // A value's nodes, joined by its bytes the first time it is seen.
+  // A value's nodes, made the first time it is seen: joined by its bytes,
+  // and fed from the source when the backward cannot recompute it (a region
+  // input, or the result of an op it may not run again).
   llvm::DenseSet<Value> seen;
   auto split = [&](Value v) {
-    auto nodes = net.nodes(v);
-    if (seen.insert(v).second)
-      net.addEdge(nodes.first, nodes.second, problem.savedAnyway(v) ? 0 : bytesOf(v));
-    return nodes;
+    auto [in, out] = net.nodes(v);
+    if (seen.insert(v).second) {
+      net.addEdge(in, out, problem.savedAnyway(v) ? 0 : bytesOf(v));
+      Operation *def = v.getDefiningOp();
+      if (!def || !problem.inRegion(def) || !problem.recomputable(def))
+        net.addEdge(net.source, in, infinite);
+    }
+    return std::make_pair(in, out);
   };
 
   for (Operation &op : *problem.body) {
-    if (!problem.inRegion(&op))
+    if (!problem.inRegion(&op) || !problem.recomputable(&op))
       continue;
-    bool redo = problem.recomputable(&op);
     for (Value result : op.getResults()) {
-      auto [in, out] = split(result);
-      if (!redo) {
-        net.addEdge(net.source, in, infinite);
-        continue;
-      }
-      for (Value operand : op.getOperands()) {
-        auto [opIn, opOut] = split(operand);
-        net.addEdge(opOut, in, infinite);
-        Operation *def = operand.getDefiningOp();
-        if (!def || !problem.inRegion(def))
-          net.addEdge(net.source, opIn, infinite); // a region input
-      }
+      Vertex in = split(result).first;
+      for (Value operand : op.getOperands())
+        net.addEdge(split(operand).second, in, infinite);
     }
   }
-  for (Value v : problem.needed) {
-    auto [in, out] = split(v);
-    Operation *def = v.getDefiningOp();
-    if (!def || !problem.inRegion(def))
-      net.addEdge(net.source, in, infinite);
-    net.addEdge(out, net.sink, infinite);
-  }
+  for (Value v : problem.needed)
+    net.addEdge(split(v).second, net.sink, infinite);
   return net.cut();
 }
