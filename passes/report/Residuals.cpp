@@ -14,13 +14,21 @@ std::string mlir::cotangent::elementTypeName(Type element) {
     return "bool";
   if (element.isInteger())
     return "i" + std::to_string(element.getIntOrFloatBitWidth());
+  if (element.isIndex())
+    return "index";
   if (element.isBF16())
     return "bf16";
+  if (!element.isIntOrFloat()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << element;
+    return text;
+  }
   return "f" + std::to_string(element.getIntOrFloatBitWidth());
 }
 
 std::string mlir::cotangent::shortTypeName(Type type) {
-  auto tensor = cast<RankedTensorType>(type);
+  auto tensor = cast<ShapedType>(type);
   std::string out;
   llvm::raw_string_ostream os(out);
   os << elementTypeName(tensor.getElementType()) << "[";

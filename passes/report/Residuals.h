@@ -33,7 +33,7 @@ struct Residual {
 /// JAX's element type names: f32, bf16, i32, bool.
 std::string elementTypeName(Type element);
 
-/// JAX's short type form: f32[5,4], bool[3], f64[].
+/// JAX's short type form of a ranked tensor or memref: f32[5,4], bool[3], f64[].
 std::string shortTypeName(Type type);
 
 /// "FILE:LINE (fn)" from an op's location (NameLoc over FileLineColLoc).

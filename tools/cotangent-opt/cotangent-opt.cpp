@@ -21,6 +21,7 @@
 
 #include "dialects/jx/JxOps.h"
 #include "passes/Passes.h"
+#include "analysis/AnalysisPasses.h"
 #include "conversion/nvvm/GpuPasses.h"
 #include "conversion/llvm/LoweringPasses.h"
 #include "tools/common/CommandLine.h"
@@ -176,6 +177,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerAllPasses();
   mlir::cotangent::registerCotangentPasses();
+  mlir::cotangent::registerCotangentAnalysisPasses();
   mlir::cotangent::registerLoweringPassesAndPipeline();
   mlir::cotangent::registerGpuPassesAndPipeline();
 

@@ -12,9 +12,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "analysis/MemoryPlan.h"
 #include "dialects/jx/JxSplit.h"
 #include "passes/Passes.h"
 #include "runtime/cpu/CpuRuntime.h"
+#include "runtime/host/JitEngine.h"
 #include "runtime/host/SplitContract.h"
 #ifdef COTANGENT_HAVE_CUDA
 #include "runtime/cuda/CudaModule.h"
@@ -215,6 +217,17 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
            << "--target=cuda: this build has no CUDA runtime (CUDA toolkit not found)";
 #endif
   }
+  // The memory plan is predicted before anything runs, on the same module.
+  std::optional<mlir::cotangent::MemoryPlan> plan;
+  if (split && pair) {
+    module->getContext()->appendDialectRegistry(::cotangent::host::loweringRegistry());
+    module->getContext()->loadAllAvailableDialects();
+    auto plans = mlir::cotangent::predictMemoryPlans(*module, jx::getSplitName(*pair));
+    if (failed(plans))
+      return failure();
+    if (!plans->empty())
+      plan = plans->front();
+  }
   auto compiled = ::cotangent::cpu::CpuModule::compile(*module);
   if (failed(compiled))
     return failure();
@@ -260,6 +273,13 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   os << "time: " << llvm::format("%.3f", result->seconds * 1e3) << " ms\n";
   os << "residual bytes: " << result->residualBytes << "\n";
   os << "peak bytes: " << result->peakBytes << "\n";
+  if (plan) {
+    os << "predicted peak bytes: " << plan->peakBytes;
+    if (plan->paths > 1)
+      os << " (the largest of " << plan->paths << " paths through data-dependent branches; "
+         << "the smallest " << plan->minPeakBytes << ")";
+    os << "\n";
+  }
   if (failed(writeOutputs("output", result->outputs, loc)))
     return failure();
   return writeOutputs("gradient", result->gradients, loc);

@@ -1,0 +1,45 @@
+//===- AnalysisPasses.td - predictions about compiled programs -*- tablegen -*-===//
+
+#ifndef COTANGENT_ANALYSIS_PASSES
+#define COTANGENT_ANALYSIS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def JxPrintMemoryPlanPass : Pass<"jx-print-memory-plan", "mlir::ModuleOp"> {
+  let summary = "Print the predicted peak memory of each forward/backward split";
+  let description = [{
+    For every `@f_fwd`/`@f_bwd` pair (after `--jx-vjp`, and `--jx-remat` if it
+    ran), predicts the bytes the CPU runtime will hold while it runs the
+    forward, keeps the residuals and runs the backward: a clone of the module
+    is lowered to buffers exactly as `cotangent-run` lowers it, and its
+    allocations and frees are replayed without the data. Prints the peak, the
+    blocks live at it (type, role, function, source location) and the
+    timeline of allocations and frees:
+
+    ```
+    memory plan of @f (@f_fwd, then @f_bwd, on the CPU runtime)
+    peak: 736 bytes, in @f_bwd
+    residuals held between the calls: 320 bytes
+    live at the peak: 7 blocks
+             128  f32[4,8]       residual 1   @f_fwd examples/f.mlir:31:9
+    ...
+    ```
+
+    The peak equals what `cotangent-run --split` measures, byte for byte. A
+    branch on tensor data (`jx.cond`) is followed both ways and the largest
+    peak is reported, with the smallest beside it. `format=json` (or `=json`)
+    prints JSON; `timeline=false` leaves the timeline out. The IR is unchanged.
+  }];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"text\"",
+           "Output format: text or json">,
+    Option<"json", "json", "bool", /*default=*/"false",
+           "Shorthand for format=json: --jx-print-memory-plan=json">,
+    Option<"timeline", "timeline", "bool", /*default=*/"true",
+           "Print every allocation and free, not only the peak">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "Where to print (default: stdout)">
+  ];
+}
+
+#endif // COTANGENT_ANALYSIS_PASSES

@@ -1,0 +1,91 @@
+//===- BufferSimulator.h - abstract execution over allocations --*- C++ -*-===//
+//
+// Runs functions of a bufferized module (memref, scf, arith, func, linalg)
+// without their data: every memref.alloc is a block with a size, every
+// memref.dealloc frees one, views keep their block, and integer, index and
+// boolean values are computed exactly, including those stored in and loaded
+// from small memrefs (the deallocation pipeline's ownership flags and pointer
+// checks live there). Tensor data is unknown: a branch that depends on it is
+// taken the way the next entry of `decisions` says, and counted.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COTANGENT_ANALYSIS_BUFFERSIMULATOR_H
+#define COTANGENT_ANALYSIS_BUFFERSIMULATOR_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir::cotangent {
+
+/// What the simulator knows of an SSA value.
+struct AbstractValue {
+  int block = -1;                ///< for a memref: the block it views
+  std::optional<int64_t> scalar; ///< for an integer, index or i1 value
+};
+
+struct SimulatedBlock {
+  int64_t bytes = 0;
+  bool counted = false; ///< allocated by compiled code (arguments are not)
+  bool live = false;
+  Operation *allocation = nullptr; ///< null for arguments and globals
+  MemRefType type;
+  std::string function;
+  std::string role;
+  SmallVector<int64_t> sizes;
+  /// Contents of a rank-1 integer/index/i1 block, element by element.
+  std::vector<std::optional<int64_t>> contents;
+};
+
+class BufferSimulator {
+public:
+  BufferSimulator(ModuleOp module, std::vector<bool> decisions)
+      : module(module), decisions(std::move(decisions)) {}
+
+  /// A block that compiled code did not allocate (an argument).
+  int external(MemRefType type);
+  /// Runs `fn` on `args`; fills `results`. Fails with a diagnostic.
+  LogicalResult call(func::FuncOp fn, ArrayRef<AbstractValue> args,
+                     SmallVectorImpl<AbstractValue> &results);
+  /// Frees `block` as the runtime does after a call (if compiled code allocated it).
+  void release(int block);
+
+  std::vector<SimulatedBlock> blocks;
+  struct Event {
+    int block;
+    int64_t delta, live;
+  };
+  std::vector<Event> timeline;
+  int64_t live = 0, peak = 0;
+  int peakEvent = -1;
+  std::vector<int> liveAtPeak;
+  /// Data-dependent branches met, in order (the first decisions.size() were
+  /// taken as told, the rest the `false` way).
+  unsigned branches = 0;
+  std::vector<bool> taken;
+
+private:
+  using Env = llvm::DenseMap<Value, AbstractValue>;
+  LogicalResult run(Region &region, ValueRange args, ArrayRef<AbstractValue> argValues, Env &env,
+                    SmallVectorImpl<AbstractValue> &yielded, int depth);
+  LogicalResult step(Operation *op, Env &env, int depth);
+  LogicalResult stepControlFlow(Operation *op, Env &env, int depth);
+  LogicalResult stepMemRef(Operation *op, Env &env);
+  LogicalResult stepArith(Operation *op, Env &env);
+  bool decide();
+  int allocate(Operation *op, MemRefType type, ArrayRef<int64_t> sizes);
+  void record(int block, int64_t delta);
+
+  ModuleOp module;
+  std::vector<bool> decisions;
+  std::string function;
+};
+
+} // namespace mlir::cotangent
+
+#endif // COTANGENT_ANALYSIS_BUFFERSIMULATOR_H

@@ -1,0 +1,223 @@
+//===- MemoryPlan.cpp - predicting a split's memory on the CPU runtime ----===//
+
+#include "analysis/MemoryPlan.h"
+#include "analysis/BufferSimulator.h"
+
+#include "conversion/llvm/LoweringPasses.h"
+#include "dialects/jx/JxSplit.h"
+#include "passes/report/Residuals.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::cotangent;
+
+namespace {
+
+/// Paths through data-dependent branches followed before giving up.
+constexpr int kMaxPaths = 64;
+
+std::string locationOf(Operation *op) {
+  if (!op)
+    return "";
+  Location loc = op->getLoc();
+  std::string text;
+  loc->walk([&](Location l) {
+    if (auto flc = dyn_cast<FileLineColLoc>(l)) {
+      text = (flc.getFilename().getValue() + ":" + Twine(flc.getLine()) + ":" +
+              Twine(flc.getColumn()))
+                 .str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return text;
+}
+
+/// Runs @fwd then @bwd the way CompiledModule::runSplit does.
+LogicalResult runSplit(BufferSimulator &sim, func::FuncOp fwd, func::FuncOp bwd,
+                       unsigned numOutputs, int64_t &residualBytes) {
+  SmallVector<AbstractValue> args, results;
+  for (Type t : fwd.getArgumentTypes())
+    args.push_back({sim.external(cast<MemRefType>(t)), std::nullopt});
+  if (failed(sim.call(fwd, args, results)))
+    return failure();
+  llvm::DenseSet<int> held;
+  for (auto [i, r] : llvm::enumerate(ArrayRef(results).drop_front(numOutputs))) {
+    held.insert(r.block);
+    if (r.block >= 0 && sim.blocks[r.block].role.empty())
+      sim.blocks[r.block].role = "residual " + std::to_string(i);
+  }
+  // The outputs are read, then freed unless a residual is the same block.
+  for (auto [i, r] : llvm::enumerate(ArrayRef(results).take_front(numOutputs)))
+    if (!held.contains(r.block)) {
+      if (r.block >= 0 && sim.blocks[r.block].role.empty())
+        sim.blocks[r.block].role = "output " + std::to_string(i);
+      sim.release(r.block);
+    }
+  residualBytes = sim.live;
+
+  SmallVector<AbstractValue> bwdArgs(results.begin() + numOutputs, results.end());
+  for (Type t : bwd.getArgumentTypes().drop_front(bwdArgs.size()))
+    bwdArgs.push_back({sim.external(cast<MemRefType>(t)), std::nullopt});
+  SmallVector<AbstractValue> gradients;
+  if (failed(sim.call(bwd, bwdArgs, gradients)))
+    return failure();
+  for (auto [i, g] : llvm::enumerate(gradients))
+    if (g.block >= 0 && sim.blocks[g.block].role.empty())
+      sim.blocks[g.block].role = "gradient " + std::to_string(i);
+  return success();
+}
+
+MemoryPlan planOf(const BufferSimulator &sim) {
+  MemoryPlan plan;
+  plan.peakBytes = sim.peak;
+  for (const SimulatedBlock &b : sim.blocks)
+    plan.blocks.push_back(PlannedBlock{b.bytes, shortTypeName(b.type), b.function,
+                                       locationOf(b.allocation), b.role});
+  for (const BufferSimulator::Event &e : sim.timeline)
+    plan.timeline.push_back({e.block, e.delta, e.live});
+  plan.peakEvent = sim.peakEvent;
+  plan.liveAtPeak = sim.liveAtPeak;
+  llvm::stable_sort(plan.liveAtPeak,
+                    [&](int a, int b) { return plan.blocks[a].bytes > plan.blocks[b].bytes; });
+  return plan;
+}
+
+/// Follows every outcome of the data-dependent branches (up to kMaxPaths).
+FailureOr<MemoryPlan> planSplit(ModuleOp lowered, func::FuncOp fwd, func::FuncOp bwd,
+                                unsigned numOutputs) {
+  std::vector<std::vector<bool>> work{{}};
+  MemoryPlan best;
+  int paths = 0;
+  int64_t minPeak = INT64_MAX;
+  while (!work.empty() && paths < kMaxPaths) {
+    std::vector<bool> prefix = std::move(work.back());
+    work.pop_back();
+    BufferSimulator sim(lowered, prefix);
+    int64_t residualBytes = 0;
+    if (failed(runSplit(sim, fwd, bwd, numOutputs, residualBytes)))
+      return failure();
+    ++paths;
+    for (size_t j = prefix.size(); j < sim.taken.size(); ++j) {
+      std::vector<bool> next(sim.taken.begin(), sim.taken.begin() + j);
+      next.push_back(true);
+      work.push_back(std::move(next));
+    }
+    minPeak = std::min(minPeak, sim.peak);
+    if (paths == 1 || sim.peak > best.peakBytes) {
+      best = planOf(sim);
+      best.residualBytes = residualBytes;
+    }
+  }
+  best.paths = paths;
+  best.allPaths = work.empty();
+  best.minPeakBytes = minPeak;
+  return best;
+}
+
+} // namespace
+
+FailureOr<std::vector<MemoryPlan>> mlir::cotangent::predictMemoryPlans(ModuleOp module,
+                                                                      StringRef only) {
+  std::vector<MemoryPlan> plans;
+  SmallVector<jx::SplitPair> pairs = jx::getSplitPairs(module);
+  if (!only.empty())
+    llvm::erase_if(pairs, [&](jx::SplitPair p) { return jx::getSplitName(p) != only; });
+  if (pairs.empty())
+    return plans;
+  OwningOpRef<ModuleOp> lowered = cast<ModuleOp>(module->clone());
+  PassManager pm(module.getContext());
+  buildJxToBuffersPipeline(pm, BufferizationOptions{});
+  if (failed(pm.run(*lowered)))
+    return emitError(module.getLoc(), "memory plan: the module does not lower for the CPU"),
+           failure();
+  for (jx::SplitPair pair : pairs) {
+    auto fwd = lowered->lookupSymbol<func::FuncOp>(pair.fwd.getName());
+    auto bwd = lowered->lookupSymbol<func::FuncOp>(pair.bwd.getName());
+    if (!fwd || !bwd || fwd.isExternal() || bwd.isExternal())
+      return pair.fwd.emitError("memory plan: @")
+                 << pair.fwd.getName() << " or its backward did not survive lowering",
+             failure();
+    FailureOr<MemoryPlan> plan =
+        planSplit(*lowered, fwd, bwd, static_cast<unsigned>(jx::numPrimalResults(pair.fwd)));
+    if (failed(plan))
+      return failure();
+    plan->name = jx::getSplitName(pair).str();
+    plans.push_back(std::move(*plan));
+  }
+  return plans;
+}
+
+void mlir::cotangent::printMemoryPlan(const MemoryPlan &plan, llvm::raw_ostream &os,
+                                      bool timeline) {
+  os << "memory plan of @" << plan.name << " (@" << plan.name << "_fwd, then @" << plan.name
+     << "_bwd, on the CPU runtime)\n";
+  os << "peak: " << plan.peakBytes << " bytes";
+  if (plan.peakEvent >= 0)
+    os << ", in @" << plan.blocks[plan.timeline[plan.peakEvent].block].function;
+  os << "\n";
+  if (plan.paths > 1 || !plan.allPaths)
+    os << "  the largest over " << plan.paths
+       << (plan.allPaths ? "" : " (not all)") << " paths through data-dependent branches; "
+       << "the smallest is " << plan.minPeakBytes << " bytes\n";
+  os << "residuals held between the calls: " << plan.residualBytes << " bytes\n";
+  os << "live at the peak: " << plan.liveAtPeak.size() << " blocks\n";
+  auto describe = [&](const PlannedBlock &b) {
+    os << llvm::left_justify(b.type, 14) << " " << llvm::left_justify(b.role, 12) << " @"
+       << b.function;
+    if (!b.location.empty())
+      os << " " << b.location;
+    os << "\n";
+  };
+  for (int i : plan.liveAtPeak) {
+    os << "  " << llvm::format_decimal(plan.blocks[i].bytes, 10) << "  ";
+    describe(plan.blocks[i]);
+  }
+  if (!timeline)
+    return;
+  os << "timeline: " << plan.timeline.size() << " events (bytes allocated or freed, then live)\n";
+  for (auto [i, e] : llvm::enumerate(plan.timeline)) {
+    os << "  " << (e.delta > 0 ? "+" : "-") << llvm::format_decimal(std::abs(e.delta), 10) << " "
+       << llvm::format_decimal(e.live, 11) << (static_cast<int>(i) == plan.peakEvent ? " peak " : "      ");
+    describe(plan.blocks[e.block]);
+  }
+}
+
+void mlir::cotangent::printMemoryPlansJson(llvm::ArrayRef<MemoryPlan> plans,
+                                           llvm::raw_ostream &os) {
+  llvm::json::Array out;
+  for (const MemoryPlan &plan : plans) {
+    auto block = [&](int i) {
+      const PlannedBlock &b = plan.blocks[i];
+      return llvm::json::Object{{"bytes", b.bytes},       {"type", b.type},
+                                {"function", b.function}, {"location", b.location},
+                                {"role", b.role}};
+    };
+    llvm::json::Array live, events;
+    for (int i : plan.liveAtPeak)
+      live.push_back(block(i));
+    for (const MemoryEvent &e : plan.timeline) {
+      llvm::json::Object event = block(e.block);
+      event["delta"] = e.delta;
+      event["live"] = e.live;
+      events.push_back(std::move(event));
+    }
+    out.push_back(llvm::json::Object{{"function", plan.name},
+                                     {"peak_bytes", plan.peakBytes},
+                                     {"min_peak_bytes", plan.minPeakBytes},
+                                     {"residual_bytes", plan.residualBytes},
+                                     {"paths", plan.paths},
+                                     {"all_paths", plan.allPaths},
+                                     {"peak_event", plan.peakEvent},
+                                     {"live_at_peak", std::move(live)},
+                                     {"timeline", std::move(events)}});
+  }
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(out))) << "\n";
+}
