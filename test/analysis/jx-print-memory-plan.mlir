@@ -1,0 +1,87 @@
+// RUN: cotangent-opt %s --jx-vjp --jx-remat --jx-print-memory-plan -o /dev/null | FileCheck %s
+// RUN: cotangent-opt %s --jx-vjp --jx-remat --jx-print-memory-plan=json -o /dev/null | FileCheck %s --check-prefix=JSON
+// RUN: cotangent-opt %s --jx-vjp --jx-remat --jx-print-memory-plan=timeline=false -o /dev/null | FileCheck %s --check-prefix=SHORT
+// The prediction is what cotangent-run measures:
+// RUN: cotangent-run %s --vjp --split --fn=layer | FileCheck %s --check-prefix=MEASURED
+// RUN: cotangent-run %s --vjp --split --fn=branch | FileCheck %s --check-prefix=MEASURED-COND
+
+// One layer, tanh(x @ w), summed. The forward keeps tanh's output and both
+// arguments; the backward's peak holds them, the two gradients, and the
+// transposed and batched copies the weight gradient's BLAS call works on.
+func.func @layer(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<f32> {
+  %h = jx.dot_general %x, %w, contracting_dims = [1] x [0], batch_dims = [] x []
+         : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %t = jx.tanh %h : tensor<4x8xf32>
+  %s = jx.reduce_sum %t, axes = [0, 1] : tensor<4x8xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// CHECK-LABEL: memory plan of @layer (@layer_fwd, then @layer_bwd, on the CPU runtime)
+// CHECK-NEXT:  peak: 1152 bytes, in @layer_bwd
+// CHECK-NEXT:  residuals held between the calls: 512 bytes
+// CHECK-NEXT:  live at the peak: 6 blocks
+// CHECK-NEXT:         256  f32[8,8]       residual 1   @layer_fwd {{.*}}jx-print-memory-plan.mlir:11:39
+// CHECK-NEXT:         256  f32[1,8,8]                  @layer_bwd {{.*}}jx-print-memory-plan.mlir:12:8
+// CHECK-NEXT:         256  f32[8,8]       gradient 1   @layer_bwd
+// CHECK-NEXT:         128  f32[4,8]       residual 2   @layer_fwd {{.*}}jx-print-memory-plan.mlir:14:8
+// CHECK-NEXT:         128  f32[4,8]       residual 0   @layer_fwd
+// CHECK-NEXT:         128  f32[1,4,8]     gradient 0   @layer_bwd
+// CHECK-NEXT:  timeline: 19 events (bytes allocated or freed, then live)
+// The forward: the matmul's result, tanh's, freed once the sum is taken;
+// the output is freed once read, after the residuals are copied out.
+// CHECK-NEXT:    +       128         128      f32[1,4,8] @layer_fwd
+// CHECK-NEXT:    +       128         256      f32[4,8] @layer_fwd
+// CHECK-NEXT:    -       128         128      f32[1,4,8] @layer_fwd
+// CHECK-NEXT:    +       128         256      f32[4,8]       residual 2   @layer_fwd
+// CHECK-NEXT:    +         4         260      f32[]          output 0     @layer_fwd
+// CHECK:         -         4         512      f32[]          output 0     @layer_fwd
+// CHECK:         +       256        1152 peak f32[8,8]       gradient 1   @layer_bwd
+
+// A cond on the data: both branches are followed.
+func.func @branch(%x: tensor<6xf32>) -> tensor<6xf32> {
+  %zero = jx.constant dense<0.0> : tensor<f32>
+  %s = jx.reduce_sum %x, axes = [0] : tensor<6xf32> -> tensor<f32>
+  %p = jx.gt %s, %zero : tensor<f32>
+  %r = jx.cond %p (%x) : tensor<i1>, (tensor<6xf32>) -> tensor<6xf32> {
+  ^bb0(%a: tensor<6xf32>):
+    %0 = jx.neg %a : tensor<6xf32>
+    jx.yield %0 : tensor<6xf32>
+  }, {
+  ^bb0(%a: tensor<6xf32>):
+    %0 = jx.exp %a : tensor<6xf32>
+    %1 = jx.mul %0, %a : tensor<6xf32>
+    jx.yield %1 : tensor<6xf32>
+  }
+  return %r : tensor<6xf32>
+}
+
+// CHECK-LABEL: memory plan of @branch
+// CHECK-NEXT:  peak: {{[0-9]+}} bytes, in @branch_fwd
+// CHECK-NEXT:    the largest over {{[0-9]+}} paths through data-dependent branches; the smallest is {{[0-9]+}} bytes
+
+// JSON:      "function": "layer",
+// JSON:      "live_at_peak": [
+// JSON:          "bytes": 256,
+// JSON-NEXT:     "function": "layer_fwd",
+// JSON:          "role": "residual 1",
+// JSON:      "min_peak_bytes": 1152,
+// JSON-NEXT: "paths": 1,
+// JSON-NEXT: "peak_bytes": 1152,
+// JSON-NEXT: "peak_event": 17,
+// JSON-NEXT: "residual_bytes": 512,
+// JSON-NEXT: "timeline": [
+// JSON-NEXT:   {
+// JSON-NEXT:     "bytes": 128,
+// JSON-NEXT:     "delta": 128,
+// JSON-NEXT:     "function": "layer_fwd",
+// JSON-NEXT:     "live": 128,
+// JSON:      "function": "branch",
+
+// SHORT:     peak: 1152 bytes, in @layer_bwd
+// SHORT-NOT: timeline:
+// SHORT:     memory plan of @branch
+
+// MEASURED:       peak bytes: 1152
+// MEASURED-NEXT:  predicted peak bytes: 1152
+// MEASURED-COND:  peak bytes: {{[0-9]+}}
+// MEASURED-COND-NEXT: predicted peak bytes: {{[0-9]+}} (the largest of {{[0-9]+}} paths through data-dependent branches; the smallest {{[0-9]+}})

@@ -1,0 +1,150 @@
+// The memory plan's prediction against the CPU runtime's measurement: for
+// every split of the examples (jx IR and the traced MLP), of the GPU inputs
+// (scan, cond, offload) and of random programs under every policy, the
+// predicted peak and residual bytes equal what runSplit measures, byte for
+// byte. Where a jx.cond makes the peak depend on the data, the measured peak
+// is one of the predicted paths' (between the smallest and the largest).
+#include "test/unit/autodiff/RandomPrograms.h"
+
+#include "analysis/MemoryPlan.h"
+#include "bench/MlpModel.h"
+#include "dialects/jx/JxSplit.h"
+#include "passes/Passes.h"
+#include "runtime/cpu/CpuRuntime.h"
+#include "runtime/host/JitEngine.h"
+
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+using namespace autodiff;
+using namespace randomprograms;
+using cotangent::interp::Tensor;
+
+namespace {
+
+mlir::MLIRContext &loweringContext() {
+  mlir::MLIRContext &ctx = context();
+  ctx.appendDialectRegistry(cotangent::host::loweringRegistry());
+  ctx.loadAllAvailableDialects();
+  return ctx;
+}
+
+Tensor ones(mlir::RankedTensorType type) {
+  return Tensor::fromDoubles(type, std::vector<double>(type.getNumElements(), 1.0));
+}
+
+/// Predicts every split of `module`, runs each on the CPU, compares.
+/// Returns the number of splits checked.
+int checkPredictions(mlir::ModuleOp module, uint64_t seed) {
+  auto plans = mlir::cotangent::predictMemoryPlans(module);
+  REQUIRE(mlir::succeeded(plans));
+  // Allocation order is fixed before LLVM runs: -O0 measures the same bytes.
+  auto compiled = cotangent::cpu::CpuModule::compile(
+      module, cotangent::cpu::CompileOptions{.optLevel = 0, .keepLoweredModule = false});
+  REQUIRE(mlir::succeeded(compiled));
+  std::mt19937_64 rng(seed);
+  for (const mlir::cotangent::MemoryPlan &plan : *plans) {
+    INFO("split @" << plan.name);
+    auto pair = mlir::jx::lookupSplitPair(module, plan.name);
+    REQUIRE(pair);
+    std::vector<Tensor> args, cotangents;
+    for (mlir::Type t : pair->fwd.getArgumentTypes())
+      args.push_back(random(mlir::cast<mlir::RankedTensorType>(t), rng));
+    auto outputs = pair->fwd.getResultTypes().take_front(mlir::jx::numPrimalResults(pair->fwd));
+    for (mlir::Type t : outputs)
+      cotangents.push_back(ones(mlir::cast<mlir::RankedTensorType>(t)));
+    auto measured = (*compiled)->runSplit(plan.name, args, cotangents);
+    REQUIRE(mlir::succeeded(measured));
+    CHECK(plan.residualBytes == measured->residualBytes);
+    if (plan.paths == 1) {
+      CHECK(plan.peakBytes == measured->peakBytes);
+    } else {
+      CHECK(plan.minPeakBytes <= measured->peakBytes);
+      CHECK(measured->peakBytes <= plan.peakBytes);
+    }
+    // The plan's own bookkeeping: the timeline's last peak is the peak.
+    int64_t most = 0;
+    for (const auto &e : plan.timeline)
+      most = std::max(most, e.live);
+    CHECK(most == plan.peakBytes);
+  }
+  return static_cast<int>(plans->size());
+}
+
+void vjpAndRemat(mlir::ModuleOp module) {
+  mlir::PassManager pm(module.getContext());
+  pm.addPass(mlir::cotangent::createJxVjpPass());
+  pm.addPass(mlir::cotangent::createJxRematPass());
+  REQUIRE(mlir::succeeded(pm.run(module)));
+}
+
+} // namespace
+
+TEST_CASE("memory plan: predicted = measured for the jx examples and GPU inputs",
+          "[cpu][memory][plan]") {
+  mlir::MLIRContext &ctx = loweringContext();
+  int splits = 0;
+  for (const char *dir : {COTANGENT_EXAMPLES_DIR, COTANGENT_GPU_INPUTS_DIR}) {
+    for (const auto &entry : std::filesystem::directory_iterator(dir)) {
+      if (entry.path().extension() != ".mlir")
+        continue;
+      INFO("file " << entry.path());
+      auto buffer = llvm::MemoryBuffer::getFile(entry.path().string());
+      REQUIRE(buffer);
+      auto module = mlir::parseSourceString<mlir::ModuleOp>((*buffer)->getBuffer(), &ctx);
+      REQUIRE(module);
+      vjpAndRemat(*module);
+      splits += checkPredictions(*module, 11);
+    }
+  }
+  CHECK(splits >= 14);
+}
+
+TEST_CASE("memory plan: predicted = measured for the traced MLP under each policy",
+          "[cpu][memory][plan]") {
+  mlir::MLIRContext &ctx = loweringContext();
+  const cotangent::bench::MlpConfig config{.layers = 3, .width = 32, .batch = 8, .richActivation = true};
+  const std::vector<std::optional<cotangent::Policy>> policies = {
+      std::nullopt,
+      cotangent::policies::nothing_saveable(),
+      cotangent::policies::dots_saveable(),
+      cotangent::policies::save_only_these_names(cotangent::bench::mlpLayerNames(config.layers)),
+      cotangent::policies::min_residual_bytes(),
+  };
+  for (const auto &policy : policies) {
+    auto module = cotangent::bench::traceMlp(ctx, config, policy).takeModule();
+    vjpAndRemat(*module);
+    CHECK(checkPredictions(*module, 5) == 1);
+  }
+}
+
+TEST_CASE("memory plan: predicted = measured for random programs under every policy",
+          "[cpu][memory][plan][property]") {
+  loweringContext();
+  constexpr int kPrograms = 24;
+  int splits = 0;
+  for (int n = 0; n < kPrograms; ++n) {
+    Program program = Generator(5000 + n).generate();
+    std::string text = Printer(program).print();
+    // One module per program: a copy of @f per policy, compiled once.
+    std::string source;
+    std::vector<std::string> policies = allPolicies();
+    for (size_t k = 0; k < policies.size(); ++k) {
+      std::string copy = withPolicies(text, program, [&](int) { return policies[k]; });
+      size_t at = copy.find("func.func @f(");
+      REQUIRE(at != std::string::npos);
+      copy.replace(at, 13, "func.func @f" + std::to_string(k) + "(");
+      source += copy + "\n";
+    }
+    INFO("program " << n << ":\n" << text);
+    auto module = parse(source);
+    vjpAndRemat(*module);
+    splits += checkPredictions(*module, n);
+  }
+  CHECK(splits == kPrograms * static_cast<int>(allPolicies().size()));
+}
