@@ -92,6 +92,8 @@ int BufferSimulator::external(MemRefType type) {
   SimulatedBlock b;
   b.type = type;
   b.sizes.assign(type.getShape().begin(), type.getShape().end());
+  if (type.hasStaticShape())
+    b.bytes = type.getNumElements() * elementBytes(type.getElementType()).value_or(0);
   blocks.push_back(std::move(b));
   return static_cast<int>(blocks.size()) - 1;
 }

@@ -42,15 +42,22 @@ std::string locationOf(Operation *op) {
 
 /// Runs @fwd then @bwd the way CompiledModule::runSplit does.
 LogicalResult runSplit(BufferSimulator &sim, func::FuncOp fwd, func::FuncOp bwd,
-                       unsigned numOutputs, int64_t &residualBytes) {
+                       unsigned numOutputs, int64_t &residualBytes,
+                       int64_t &argumentResidualBytes) {
   SmallVector<AbstractValue> args, results;
-  for (Type t : fwd.getArgumentTypes())
+  llvm::DenseSet<int> argumentBlocks;
+  for (Type t : fwd.getArgumentTypes()) {
     args.push_back({sim.external(cast<MemRefType>(t)), std::nullopt});
+    argumentBlocks.insert(args.back().block);
+  }
   if (failed(sim.call(fwd, args, results)))
     return failure();
   llvm::DenseSet<int> held;
+  argumentResidualBytes = 0;
   for (auto [i, r] : llvm::enumerate(ArrayRef(results).drop_front(numOutputs))) {
     held.insert(r.block);
+    if (argumentBlocks.contains(r.block))
+      argumentResidualBytes += sim.blocks[r.block].bytes;
     if (r.block >= 0 && sim.blocks[r.block].role.empty())
       sim.blocks[r.block].role = "residual " + std::to_string(i);
   }
@@ -61,7 +68,7 @@ LogicalResult runSplit(BufferSimulator &sim, func::FuncOp fwd, func::FuncOp bwd,
         sim.blocks[r.block].role = "output " + std::to_string(i);
       sim.release(r.block);
     }
-  residualBytes = sim.live;
+  residualBytes = sim.live + argumentResidualBytes;
 
   SmallVector<AbstractValue> bwdArgs(results.begin() + numOutputs, results.end());
   for (Type t : bwd.getArgumentTypes().drop_front(bwdArgs.size()))
@@ -101,8 +108,8 @@ FailureOr<MemoryPlan> planSplit(ModuleOp lowered, func::FuncOp fwd, func::FuncOp
     std::vector<bool> prefix = std::move(work.back());
     work.pop_back();
     BufferSimulator sim(lowered, prefix);
-    int64_t residualBytes = 0;
-    if (failed(runSplit(sim, fwd, bwd, numOutputs, residualBytes)))
+    int64_t residualBytes = 0, argumentResidualBytes = 0;
+    if (failed(runSplit(sim, fwd, bwd, numOutputs, residualBytes, argumentResidualBytes)))
       return failure();
     ++paths;
     for (size_t j = prefix.size(); j < sim.taken.size(); ++j) {
@@ -114,6 +121,7 @@ FailureOr<MemoryPlan> planSplit(ModuleOp lowered, func::FuncOp fwd, func::FuncOp
     if (paths == 1 || sim.peak > best.peakBytes) {
       best = planOf(sim);
       best.residualBytes = residualBytes;
+      best.argumentResidualBytes = argumentResidualBytes;
     }
   }
   best.paths = paths;
@@ -167,7 +175,10 @@ void mlir::cotangent::printMemoryPlan(const MemoryPlan &plan, llvm::raw_ostream 
     os << "  the largest over " << plan.paths
        << (plan.allPaths ? "" : " (not all)") << " paths through data-dependent branches; "
        << "the smallest is " << plan.minPeakBytes << " bytes\n";
-  os << "residuals held between the calls: " << plan.residualBytes << " bytes\n";
+  os << "residuals held between the calls: " << plan.residualBytes << " bytes";
+  if (plan.argumentResidualBytes)
+    os << " (" << plan.argumentResidualBytes << " of them arguments, held without a copy)";
+  os << "\n";
   os << "live at the peak: " << plan.liveAtPeak.size() << " blocks\n";
   auto describe = [&](const PlannedBlock &b) {
     os << llvm::left_justify(b.type, 14) << " " << llvm::left_justify(b.role, 12) << " @"
@@ -213,6 +224,7 @@ void mlir::cotangent::printMemoryPlansJson(llvm::ArrayRef<MemoryPlan> plans,
                                      {"peak_bytes", plan.peakBytes},
                                      {"min_peak_bytes", plan.minPeakBytes},
                                      {"residual_bytes", plan.residualBytes},
+                                     {"argument_residual_bytes", plan.argumentResidualBytes},
                                      {"paths", plan.paths},
                                      {"all_paths", plan.allPaths},
                                      {"peak_event", plan.peakEvent},

@@ -52,7 +52,10 @@ struct MemoryPlan {
   std::string name;          ///< f, of @f_fwd/@f_bwd
   int64_t peakBytes = 0;     ///< the largest over all paths
   int64_t minPeakBytes = 0;  ///< the smallest over all paths
-  int64_t residualBytes = 0; ///< live between the two calls (on the peak's path)
+  /// The residuals' bytes between the two calls (on the peak's path): the
+  /// blocks live then, plus residuals that are arguments, held by reference.
+  int64_t residualBytes = 0;
+  int64_t argumentResidualBytes = 0; ///< of residualBytes, the arguments
   int paths = 1;             ///< outcomes of data-dependent branches followed
   bool allPaths = true;      ///< false when there were too many to follow
   // Of the path with the largest peak:

@@ -111,6 +111,29 @@ def JxHoistDeallocationsPass : Pass<"jx-hoist-deallocations", "mlir::func::FuncO
   }];
 }
 
+def JxAliasArgumentResultsPass : Pass<"jx-alias-argument-results", "mlir::func::FuncOp"> {
+  let summary = "Return an argument that is also a result as itself, not as a copy";
+  let description = [{
+    The deallocation pipeline gives the caller of a function ownership of
+    every result, so a result that is one of the function's arguments (a
+    forward that hands its weights to the backward as residuals) is returned
+    as a `bufferization.clone`: a fresh block and a copy of the argument. The
+    runtimes free only the blocks compiled code allocated and leave the
+    caller's buffers to the caller, so the copy buys nothing: it doubles the
+    memory of every saved argument. This pass returns the argument itself
+    where the clone's only use is the return and nothing in the function
+    writes into the argument (writes are followed through views; a call
+    counts as a write, except BLAS calls, which write only their output).
+
+    ```mlir
+    %0 = bufferization.clone %arg0 : memref<8x8xf32> to memref<8x8xf32>
+    return %alloc, %0 : ...            // before
+    return %alloc, %arg0 : ...         // after
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def JxFuseElementwisePass : Pass<"jx-fuse-elementwise", "mlir::ModuleOp"> {
   let summary = "Fuse elementwise linalg ops without reshaping contractions";
   let description = [{

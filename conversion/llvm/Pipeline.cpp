@@ -12,8 +12,9 @@
 //   jx-lower-optimization-barriers, jx-matmul-to-blas
 //                                the barriers' calls to inline asm; f32/f64
 //                                batched matmuls to the runtime's BLAS
-//   buffer-deallocation-pipeline, jx-hoist-deallocations
-//                                frees every intermediate right after its last use
+//   buffer-deallocation-pipeline, jx-alias-argument-results, jx-hoist-deallocations
+//                                frees every intermediate right after its last use;
+//                                an argument returned as a result is not copied
 //   convert-bufferization-to-memref, convert-linalg-to-loops, ... to LLVM,
 //   with finalize-memref-to-llvm{use-generic-functions=true} so that every
 //   allocation goes through _mlir_memref_to_llvm_alloc / _free (the runtime
@@ -53,6 +54,7 @@ void cotangent::buildJxToBuffersPipeline(OpPassManager &pm,
   if (options.blas)
     pm.addPass(createJxMatmulToBlasPass());
   bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addNestedPass<func::FuncOp>(createJxAliasArgumentResultsPass());
   if (options.hoistDeallocations)
     pm.addNestedPass<func::FuncOp>(createJxHoistDeallocationsPass());
   pm.addPass(createConvertBufferizationToMemRefPass());

@@ -83,7 +83,9 @@ llvm::LogicalResult CpuModule::emitHeader(llvm::StringRef path) const {
   os << "/* C interface of a module compiled by Cotangent (jx-lower-to-llvm).\n"
         " * Buffers are strided memrefs; results are allocated with\n"
         " * _mlir_memref_to_llvm_alloc and must be freed with _mlir_memref_to_llvm_free\n"
-        " * (by `allocated`). Link runtime/cpu (hooks, BLAS) and libmlir_c_runner_utils. */\n"
+        " * (by `allocated`), except a result whose `allocated` is an argument's: that is\n"
+        " * the argument itself, returned without a copy, and stays the caller's.\n"
+        " * Link runtime/cpu (hooks, BLAS) and libmlir_c_runner_utils. */\n"
         "#ifndef COTANGENT_AOT_H\n#define COTANGENT_AOT_H\n\n#include <stdint.h>\n\n"
         "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   for (int64_t r : ranks) {

@@ -10,8 +10,9 @@
 // starts. After @f_fwd the primal outputs go to the host and their blocks
 // are freed unless a held residual shares them; a residual marked with a
 // memory kind the device offloads is copied there and its block freed as
-// well. What is then live is the residual bytes. Offloaded residuals come
-// back into fresh blocks before @f_bwd; the peak covers both calls.
+// well. What is then live, plus the residuals that are arguments held by
+// reference, is the residual bytes. Offloaded residuals come back into fresh
+// blocks before @f_bwd; the peak covers both calls.
 //
 //===----------------------------------------------------------------------===//
 
@@ -211,7 +212,14 @@ llvm::FailureOr<SplitResult> CompiledModule::runSplit(llvm::StringRef base,
     isOffloaded[i] = true;
   }
   dropped.releaseAll();
-  out.residualBytes = counter.live() - before;
+  // A residual that is an argument is the argument's own buffer (see
+  // jx-alias-argument-results): held, but not allocated by the forward.
+  for (auto [i, residual] : llvm::enumerate(residuals))
+    if (!isOffloaded[i] && llvm::any_of(fwdInputs, [&](const MemRefDescriptor &in) {
+          return in.allocated() == residual.allocated();
+        }))
+      out.argumentResidualBytes += bufferBytes(fwd->results[numOutputs + i]);
+  out.residualBytes = counter.live() - before + out.argumentResidualBytes;
 
   // Offloaded residuals come back into fresh blocks.
   for (auto [i, residual] : llvm::enumerate(residuals)) {

@@ -39,8 +39,11 @@ struct SplitResult {
   std::vector<Tensor> gradients; ///< @f_bwd's results (argument cotangents)
   int64_t numResiduals = 0;
   /// Bytes of the residual buffers held in the device's memory between
-  /// @f_fwd and @f_bwd, as the allocation hooks measured them.
+  /// @f_fwd and @f_bwd: what the allocation hooks measured, plus the
+  /// residuals that are arguments, held by reference in the caller's buffers.
   int64_t residualBytes = 0;
+  /// Of residualBytes: the arguments held by reference (not copied).
+  int64_t argumentResidualBytes = 0;
   /// Bytes of the residuals that waited in other memory (pinned host)
   /// instead; 0 where the runtime does not offload.
   int64_t offloadedBytes = 0;

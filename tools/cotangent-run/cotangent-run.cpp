@@ -271,7 +271,10 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   for (auto [i, t] : llvm::enumerate(result->gradients))
     printSummary(os, ("gradient " + llvm::Twine(i)).str(), t);
   os << "time: " << llvm::format("%.3f", result->seconds * 1e3) << " ms\n";
-  os << "residual bytes: " << result->residualBytes << "\n";
+  os << "residual bytes: " << result->residualBytes;
+  if (result->argumentResidualBytes)
+    os << " (" << result->argumentResidualBytes << " of them arguments, held without a copy)";
+  os << "\n";
   os << "peak bytes: " << result->peakBytes << "\n";
   if (plan) {
     os << "predicted peak bytes: " << plan->peakBytes;

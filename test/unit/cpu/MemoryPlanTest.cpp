@@ -61,6 +61,7 @@ int checkPredictions(mlir::ModuleOp module, uint64_t seed) {
     auto measured = (*compiled)->runSplit(plan.name, args, cotangents);
     REQUIRE(mlir::succeeded(measured));
     CHECK(plan.residualBytes == measured->residualBytes);
+    CHECK(plan.argumentResidualBytes == measured->argumentResidualBytes);
     if (plan.paths == 1) {
       CHECK(plan.peakBytes == measured->peakBytes);
     } else {
