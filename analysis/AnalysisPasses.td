@@ -21,7 +21,7 @@ def JxPrintMemoryPlanPass : Pass<"jx-print-memory-plan", "mlir::ModuleOp"> {
     peak: 736 bytes, in @f_bwd
     residuals held between the calls: 320 bytes
     live at the peak: 7 blocks
-             128  f32[4,8]       residual 1   @f_fwd examples/f.mlir:31:9
+             128  f32[4,8]       residual 1   @f_fwd examples/f.mlir:31
     ...
     ```
 

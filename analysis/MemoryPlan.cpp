@@ -23,23 +23,6 @@ namespace {
 /// Paths through data-dependent branches followed before giving up.
 constexpr int kMaxPaths = 64;
 
-std::string locationOf(Operation *op) {
-  if (!op)
-    return "";
-  Location loc = op->getLoc();
-  std::string text;
-  loc->walk([&](Location l) {
-    if (auto flc = dyn_cast<FileLineColLoc>(l)) {
-      text = (flc.getFilename().getValue() + ":" + Twine(flc.getLine()) + ":" +
-              Twine(flc.getColumn()))
-                 .str();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return text;
-}
-
 /// Runs @fwd then @bwd the way CompiledModule::runSplit does.
 LogicalResult runSplit(BufferSimulator &sim, func::FuncOp fwd, func::FuncOp bwd,
                        unsigned numOutputs, int64_t &residualBytes,
@@ -87,7 +70,8 @@ MemoryPlan planOf(const BufferSimulator &sim) {
   plan.peakBytes = sim.peak;
   for (const SimulatedBlock &b : sim.blocks)
     plan.blocks.push_back(PlannedBlock{b.bytes, shortTypeName(b.type), b.function,
-                                       locationOf(b.allocation), b.role});
+                                       b.allocation ? describeLocation(b.allocation->getLoc()) : "",
+                                       b.role});
   for (const BufferSimulator::Event &e : sim.timeline)
     plan.timeline.push_back({e.block, e.delta, e.live});
   plan.peakEvent = sim.peakEvent;

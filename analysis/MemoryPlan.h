@@ -36,7 +36,7 @@ struct PlannedBlock {
   int64_t bytes = 0;
   std::string type;     ///< f32[4,8]
   std::string function; ///< the function that allocated it
-  std::string location; ///< FILE:LINE:COL of the op it was allocated for
+  std::string location; ///< "FILE:LINE (fn)" of the op it was allocated for, as in the residual report
   std::string role;     ///< "residual 2", "gradient 0", "output 0" or "" (a temporary)
 };
 

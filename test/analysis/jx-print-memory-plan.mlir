@@ -21,9 +21,9 @@ func.func @layer(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<f32> {
 // CHECK-NEXT:  peak: 768 bytes, in @layer_bwd
 // CHECK-NEXT:  residuals held between the calls: 512 bytes (384 of them arguments, held without a copy)
 // CHECK-NEXT:  live at the peak: 4 blocks
-// CHECK-NEXT:         256  f32[1,8,8]                  @layer_bwd {{.*}}jx-print-memory-plan.mlir:13:8
-// CHECK-NEXT:         256  f32[8,8]       gradient 1   @layer_bwd {{.*}}jx-print-memory-plan.mlir:13:8
-// CHECK-NEXT:         128  f32[4,8]       residual 2   @layer_fwd {{.*}}jx-print-memory-plan.mlir:15:8
+// CHECK-NEXT:         256  f32[1,8,8]                  @layer_bwd {{.*}}jx-print-memory-plan.mlir:13
+// CHECK-NEXT:         256  f32[8,8]       gradient 1   @layer_bwd {{.*}}jx-print-memory-plan.mlir:13
+// CHECK-NEXT:         128  f32[4,8]       residual 2   @layer_fwd {{.*}}jx-print-memory-plan.mlir:15
 // CHECK-NEXT:         128  f32[1,4,8]     gradient 0   @layer_bwd
 // CHECK-NEXT:  timeline: 17 events (bytes allocated or freed, then live)
 // The forward: the matmul's result, tanh's, freed once the sum is taken;
