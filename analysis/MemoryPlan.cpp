@@ -26,7 +26,7 @@ constexpr int kMaxPaths = 64;
 /// Runs @fwd then @bwd the way CompiledModule::runSplit does.
 LogicalResult runSplit(BufferSimulator &sim, func::FuncOp fwd, func::FuncOp bwd,
                        unsigned numOutputs, int64_t &residualBytes,
-                       int64_t &argumentResidualBytes) {
+                       int64_t &argumentResidualBytes, int64_t &backwardPeak) {
   SmallVector<AbstractValue> args, results;
   llvm::DenseSet<int> argumentBlocks;
   for (Type t : fwd.getArgumentTypes()) {
@@ -52,6 +52,8 @@ LogicalResult runSplit(BufferSimulator &sim, func::FuncOp fwd, func::FuncOp bwd,
       sim.release(r.block);
     }
   residualBytes = sim.live + argumentResidualBytes;
+  size_t backwardStart = sim.timeline.size();
+  backwardPeak = sim.live;
 
   SmallVector<AbstractValue> bwdArgs(results.begin() + numOutputs, results.end());
   for (Type t : bwd.getArgumentTypes().drop_front(bwdArgs.size()))
@@ -59,6 +61,8 @@ LogicalResult runSplit(BufferSimulator &sim, func::FuncOp fwd, func::FuncOp bwd,
   SmallVector<AbstractValue> gradients;
   if (failed(sim.call(bwd, bwdArgs, gradients)))
     return failure();
+  for (size_t i = backwardStart; i < sim.timeline.size(); ++i)
+    backwardPeak = std::max(backwardPeak, sim.timeline[i].live);
   for (auto [i, g] : llvm::enumerate(gradients))
     if (g.block >= 0 && sim.blocks[g.block].role.empty())
       sim.blocks[g.block].role = "gradient " + std::to_string(i);
@@ -92,8 +96,9 @@ FailureOr<MemoryPlan> planSplit(ModuleOp lowered, func::FuncOp fwd, func::FuncOp
     std::vector<bool> prefix = std::move(work.back());
     work.pop_back();
     BufferSimulator sim(lowered, prefix);
-    int64_t residualBytes = 0, argumentResidualBytes = 0;
-    if (failed(runSplit(sim, fwd, bwd, numOutputs, residualBytes, argumentResidualBytes)))
+    int64_t residualBytes = 0, argumentResidualBytes = 0, backwardPeak = 0;
+    if (failed(runSplit(sim, fwd, bwd, numOutputs, residualBytes, argumentResidualBytes,
+                        backwardPeak)))
       return failure();
     ++paths;
     for (size_t j = prefix.size(); j < sim.taken.size(); ++j) {
@@ -106,6 +111,7 @@ FailureOr<MemoryPlan> planSplit(ModuleOp lowered, func::FuncOp fwd, func::FuncOp
       best = planOf(sim);
       best.residualBytes = residualBytes;
       best.argumentResidualBytes = argumentResidualBytes;
+      best.backwardPeakBytes = backwardPeak;
     }
   }
   best.paths = paths;

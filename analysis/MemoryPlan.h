@@ -56,6 +56,8 @@ struct MemoryPlan {
   /// blocks live then, plus residuals that are arguments, held by reference.
   int64_t residualBytes = 0;
   int64_t argumentResidualBytes = 0; ///< of residualBytes, the arguments
+  /// The largest live bytes while the backward runs (residuals included).
+  int64_t backwardPeakBytes = 0;
   int paths = 1;             ///< outcomes of data-dependent branches followed
   bool allPaths = true;      ///< false when there were too many to follow
   // Of the path with the largest peak:

@@ -31,6 +31,8 @@ std::pair<std::string, std::string> spell(const std::string &name, const std::st
             name + "({\"a\"}, {\"b\"}, \"device\", \"pinned_host\")"};
   if (signature == "MemoryKinds")
     return {name + "(\"device\", \"pinned_host\")", name + "(\"device\", \"pinned_host\")"};
+  if (signature == "Budget")
+    return {name + "(1048576) or " + name + "(0.5)", name + "(1 << 20) or " + name + "(0.5)"};
   return {name + "(p, q)", name + "(p, q)"}; // Policies
 }
 

@@ -79,7 +79,19 @@ def JxRematPass : Pass<"jx-remat", "mlir::ModuleOp"> {
     // cotangent-opt --jx-vjp --jx-remat: with g under nothing_saveable,
     // @g_fwd saves W and x, and @g_bwd recomputes cos(W @ x).
     ```
+
+    `memory_budget(bytes | fraction)` regions are solved exactly (fewest
+    recomputed FLOPs with the predicted peak within the budget, see
+    `docs/remat-optimal.md`); each solve is reported as a remark: the peak,
+    the FLOPs recomputed, and whether optimality was proven within
+    `budget-seconds`. The budget is checked against the memory plan, which a
+    tool registers on the jx dialect (`registerPeakOracle`).
   }];
+  let options = [
+    Option<"budgetSeconds", "budget-seconds", "double", "10",
+           "Time a memory_budget solve may take to prove optimality; after it the "
+           "best schedule found is used and the gap reported">,
+  ];
   let dependentDialects = ["mlir::jx::JxDialect", "mlir::func::FuncDialect"];
 }
 

@@ -5,7 +5,8 @@
 set -euo pipefail
 
 packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libfmt-dev catch2
-          ninja-build lld ccache cmake g++ libopenblas-dev libboost-graph-dev python3)
+          ninja-build lld ccache cmake g++ libopenblas-dev libboost-graph-dev
+          coinor-libcbc-dev pkg-config python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

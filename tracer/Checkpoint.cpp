@@ -36,6 +36,7 @@ struct Parameters {
   std::vector<std::string> names, offloaded;
   std::optional<std::pair<std::string, std::string>> memoryKinds;
   std::vector<Policy> operands;
+  std::optional<MemoryBudget> budget;
 };
 
 /// A policy whose attribute is built, and verified by the dialect, when a
@@ -63,35 +64,46 @@ Policy make(Parameters params, const std::string &arguments) {
       return success();
     });
     SmallVector<StringAttr> names = attrs(params.names), offloaded = attrs(params.offloaded);
+    Attribute budget;
+    if (params.budget && params.budget->bytes)
+      budget = IntegerAttr::get(IntegerType::get(ctx, 64), *params.budget->bytes);
+    else if (params.budget)
+      budget = FloatAttr::get(Float64Type::get(ctx), *params.budget->fraction);
     return PolicyAttr::getChecked([&] { return emitError(UnknownLoc::get(ctx)); }, ctx,
                                   params.kind, ArrayRef<StringAttr>(names),
                                   ArrayRef<StringAttr>(offloaded), src, dst,
-                                  ArrayRef<PolicyAttr>(operands));
+                                  ArrayRef<PolicyAttr>(operands), budget);
   });
 }
 
 // One builder per signature; Policies.def instantiates them per policy.
-Policy plain(PolicyKind kind) { return make({kind, {}, {}, {}, {}}, ""); }
+Policy plain(PolicyKind kind) { return make({kind, {}, {}, {}, {}, {}}, ""); }
 
 Policy named(PolicyKind kind, std::vector<std::string> names) {
   std::string arguments = "(" + quoted(names) + ")";
-  return make({kind, std::move(names), {}, {}, {}}, arguments);
+  return make({kind, std::move(names), {}, {}, {}, {}}, arguments);
 }
 
 Policy saveOffload(PolicyKind kind, std::vector<std::string> saved,
                    std::vector<std::string> offloaded, std::string src, std::string dst) {
   std::string arguments = "([" + quoted(saved) + "], [" + quoted(offloaded) + "], '" + src +
                           "', '" + dst + "')";
-  return make({kind, std::move(saved), std::move(offloaded), {{src, dst}}, {}}, arguments);
+  return make({kind, std::move(saved), std::move(offloaded), {{src, dst}}, {}, {}}, arguments);
 }
 
 Policy memoryKinds(PolicyKind kind, std::string src, std::string dst) {
   std::string arguments = "('" + src + "', '" + dst + "')";
-  return make({kind, {}, {}, {{src, dst}}, {}}, arguments);
+  return make({kind, {}, {}, {{src, dst}}, {}, {}}, arguments);
 }
 
 Policy composed(PolicyKind kind, const Policy &p, const Policy &q) {
-  return make({kind, {}, {}, {}, {p, q}}, "(" + p.str() + ", " + q.str() + ")");
+  return make({kind, {}, {}, {}, {p, q}, {}}, "(" + p.str() + ", " + q.str() + ")");
+}
+
+Policy budgeted(PolicyKind kind, MemoryBudget budget) {
+  std::string arguments =
+      "(" + (budget.bytes ? std::to_string(*budget.bytes) : std::to_string(*budget.fraction)) + ")";
+  return make({kind, {}, {}, {}, {}, budget}, arguments);
 }
 
 } // namespace
@@ -112,6 +124,8 @@ Policy composed(PolicyKind kind, const Policy &p, const Policy &q) {
   }
 #define COTANGENT_POLICY_Policies(fn, kind)                                                   \
   Policy fn(const Policy &p, const Policy &q) { return composed(PolicyKind::kind, p, q); }
+#define COTANGENT_POLICY_Budget(fn, kind)                                                     \
+  Policy fn(MemoryBudget budget) { return budgeted(PolicyKind::kind, budget); }
 #define JX_POLICY(name, signature, ...) COTANGENT_POLICY_##signature(name, name)
 #define JX_POLICY_ALIAS(alias, name, signature) COTANGENT_POLICY_##signature(alias, name)
 #include "dialects/jx/Policies.def"

@@ -21,6 +21,8 @@
 #include "tracer/Tensor.h"
 
 #include <algorithm>
+#include <concepts>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -51,6 +53,17 @@ private:
   Builder build_;
 };
 
+/// The argument of memory_budget: bytes (an integer) or a fraction of the
+/// step's peak without remat (a floating-point number in (0, 1]).
+struct MemoryBudget {
+  template <std::integral T>
+  MemoryBudget(T bytes) : bytes(static_cast<int64_t>(bytes)) {}
+  template <std::floating_point T>
+  MemoryBudget(T fraction) : fraction(static_cast<double>(fraction)) {}
+  std::optional<int64_t> bytes;
+  std::optional<double> fraction;
+};
+
 namespace policies {
 
 // The constructor of a policy, by its signature (PolicySignature):
@@ -60,6 +73,7 @@ namespace policies {
 //                    std::vector<std::string> offloaded, std::string src, std::string dst);
 //   MemoryKinds  Policy offload_dot_with_no_batch_dims(std::string src, std::string dst);
 //   Policies     Policy save_from_both_policies(const Policy &p, const Policy &q);
+//   Budget       Policy memory_budget(MemoryBudget budget);   // 64 << 20, or 0.5
 #define COTANGENT_POLICY_Plain(fn) Policy fn();
 #define COTANGENT_POLICY_Names(fn) Policy fn(std::vector<std::string> names);
 #define COTANGENT_POLICY_SaveOffload(fn)                                                      \
@@ -67,6 +81,7 @@ namespace policies {
             std::string src, std::string dst);
 #define COTANGENT_POLICY_MemoryKinds(fn) Policy fn(std::string src, std::string dst);
 #define COTANGENT_POLICY_Policies(fn) Policy fn(const Policy &p, const Policy &q);
+#define COTANGENT_POLICY_Budget(fn) Policy fn(MemoryBudget budget);
 #define JX_POLICY(name, signature, ...) COTANGENT_POLICY_##signature(name)
 #define JX_POLICY_ALIAS(alias, name, signature) COTANGENT_POLICY_##signature(alias)
 #include "dialects/jx/Policies.def"
@@ -75,6 +90,7 @@ namespace policies {
 #undef COTANGENT_POLICY_SaveOffload
 #undef COTANGENT_POLICY_MemoryKinds
 #undef COTANGENT_POLICY_Policies
+#undef COTANGENT_POLICY_Budget
 
 /// Any policy in #jx.policy's syntax ("save_only_these_names(\"a\")");
 /// errors surface as TraceError when the remat is emitted.

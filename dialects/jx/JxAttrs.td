@@ -26,7 +26,8 @@ def Jx_PolicyAttr : Jx_Attr<"Policy", "policy"> {
 
     The two name lists of `save_and_offload_only_these_names` must be
     disjoint. `save_from_both_policies` composes any two policies, offload
-    policies included. Aliases are accepted when parsing and printed by their
+    policies included, except `memory_budget`. `memory_budget` takes bytes
+    (an integer) or a fraction of the peak without remat (a float in (0, 1]). Aliases are accepted when parsing and printed by their
     primary name.
 
     ```mlir
@@ -39,7 +40,8 @@ def Jx_PolicyAttr : Jx_Attr<"Policy", "policy"> {
     OptionalArrayRefParameter<"::mlir::StringAttr">:$offloadNames,
     OptionalParameter<"::mlir::StringAttr">:$offloadSrc,
     OptionalParameter<"::mlir::StringAttr">:$offloadDst,
-    OptionalArrayRefParameter<"::mlir::jx::PolicyAttr">:$operands
+    OptionalArrayRefParameter<"::mlir::jx::PolicyAttr">:$operands,
+    OptionalParameter<"::mlir::Attribute">:$budget
   );
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
@@ -49,14 +51,20 @@ def Jx_PolicyAttr : Jx_Attr<"Policy", "policy"> {
 
     /// The decision for the (single) result of `op`. Named-value policies
     /// look at `jx.checkpoint_name` ops; dot policies at `jx.dot_general`;
-    /// the min_residual_bytes policies at `inMinimumCut`, whether the value
-    /// is in the minimum cut of its region (passes/remat/MinimumCut.h).
-    Decision decide(::mlir::Operation *op, bool inMinimumCut = false) const;
+    /// the min_residual_bytes and memory_budget policies at `chosen`, whether
+    /// the region's solver chose to save the value (its minimum cut,
+    /// passes/remat/MinimumCut.h, or its budget, passes/remat/MemoryBudget.h).
+    Decision decide(::mlir::Operation *op, bool chosen = false) const;
 
     /// How this policy (or one it composes) wants its region's minimum cut:
     /// not at all, recomputing elementwise ops and views, or dots too.
     enum class MinimumCut { None, Elementwise, WithDots };
     MinimumCut getMinimumCut() const;
+
+    /// A memory_budget policy's budget: bytes, or a fraction of the peak
+    /// without remat (the other one is empty). Both empty for other policies.
+    std::optional<int64_t> getBudgetBytes() const;
+    std::optional<double> getBudgetFraction() const;
 
     /// Builders by signature (see Policies.def); they assert the parameters
     /// are valid for `kind`, getChecked reports why not.
@@ -75,6 +83,10 @@ def Jx_PolicyAttr : Jx_Attr<"Policy", "policy"> {
                                     ::llvm::StringRef src, ::llvm::StringRef dst);
     /// A Policies policy (save_from_both_policies).
     static PolicyAttr getComposed(PolicyKind kind, PolicyAttr p, PolicyAttr q);
+    /// A Budget policy (memory_budget): an IntegerAttr of bytes or a
+    /// FloatAttr fraction in (0, 1].
+    static PolicyAttr getBudgeted(::mlir::MLIRContext *ctx, PolicyKind kind,
+                                  ::mlir::Attribute budget);
 
     /// Parses a policy by JAX's name ("save_only_these_names(\"a\")").
     static PolicyAttr parsePolicy(::mlir::MLIRContext *ctx, ::llvm::StringRef text,

@@ -9,6 +9,8 @@
 //   #jx.policy<save_only_these_names("a", "b")>
 //   #jx.policy<save_and_offload_only_these_names(["a"], ["b"], "device", "pinned_host")>
 //   #jx.policy<save_from_both_policies(dots_saveable, save_only_these_names("a"))>
+//   #jx.policy<memory_budget(1048576)>     (bytes)
+//   #jx.policy<memory_budget(0.5)>         (of the peak without remat)
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +62,7 @@ FailureOr<PolicyAttr> parsePolicyBody(AsmParser &p) {
   }
   SmallVector<StringAttr> names, offloaded;
   SmallVector<PolicyAttr> operands;
+  Attribute budget;
   std::string src, dst;
   auto parseMemoryKinds = [&]() -> ParseResult {
     if (p.parseString(&src) || p.parseComma() || p.parseString(&dst))
@@ -97,6 +100,11 @@ FailureOr<PolicyAttr> parsePolicyBody(AsmParser &p) {
         }))
       return failure();
     break;
+  case PolicySignature::Budget:
+    // An integer literal parses as i64 (bytes), a float one as f64 (fraction).
+    if (p.parseLParen() || p.parseAttribute(budget) || p.parseRParen())
+      return failure();
+    break;
   }
   // Memory kinds are absent, not empty, where the signature has none.
   auto memoryKind = [&](const std::string &s) {
@@ -107,7 +115,7 @@ FailureOr<PolicyAttr> parsePolicyBody(AsmParser &p) {
   PolicyAttr policy = PolicyAttr::getChecked(
       [&] { return p.emitError(loc); }, ctx, *kind, ArrayRef<StringAttr>(names),
       ArrayRef<StringAttr>(offloaded), memoryKind(src), memoryKind(dst),
-      ArrayRef<PolicyAttr>(operands));
+      ArrayRef<PolicyAttr>(operands), budget);
   // getChecked reports a failed verify as a null attribute, which FailureOr
   // would take for success: a composition would then hold a null policy.
   if (!policy)
@@ -154,6 +162,14 @@ void printPolicyBody(AsmPrinter &printer, PolicyAttr policy) {
                           [&](PolicyAttr sub) { printPolicyBody(printer, sub); });
     printer << ")";
     return;
+  case PolicySignature::Budget:
+    printer << "(";
+    if (auto bytes = policy.getBudgetBytes())
+      printer << *bytes;
+    else
+      printer.printFloat(cast<FloatAttr>(policy.getBudget()).getValue());
+    printer << ")";
+    return;
   }
 }
 
@@ -161,7 +177,7 @@ void printPolicyBody(AsmPrinter &printer, PolicyAttr policy) {
 /// facts JAX's policies look at (is it a dot, is it named, and how).
 struct PolicyQuery {
   Operation *op;
-  bool inMinimumCut;
+  bool chosen;
 
   bool isDot() const { return isa<DotGeneralOp>(op); }
   bool isDotWithoutBatchDims() const {
@@ -204,7 +220,8 @@ void PolicyAttr::print(AsmPrinter &printer) const {
 
 LogicalResult PolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError, PolicyKind kind,
                                  ArrayRef<StringAttr> names, ArrayRef<StringAttr> offloadNames,
-                                 StringAttr src, StringAttr dst, ArrayRef<PolicyAttr> operands) {
+                                 StringAttr src, StringAttr dst, ArrayRef<PolicyAttr> operands,
+                                 Attribute budget) {
   PolicySignature signature = getPolicySignature(kind);
   bool wantsNames = signature == PolicySignature::Names || signature == PolicySignature::SaveOffload;
   bool wantsOffload =
@@ -225,6 +242,21 @@ LogicalResult PolicyAttr::verify(function_ref<InFlightDiagnostic()> emitError, P
                        << (wantsOperands ? "combines exactly 2 policies" : "takes no policies");
   if (llvm::any_of(operands, [](PolicyAttr p) { return !p; }))
     return emitError() << "remat policy '" << name << "' combines a null policy";
+  if (signature == PolicySignature::Budget) {
+    auto bytes = dyn_cast_if_present<IntegerAttr>(budget);
+    auto fraction = dyn_cast_if_present<FloatAttr>(budget);
+    if (bytes ? bytes.getValue().getSExtValue() <= 0
+              : !fraction || !(fraction.getValueAsDouble() > 0 && fraction.getValueAsDouble() <= 1))
+      return emitError() << "remat policy '" << name
+                         << "' takes a budget in bytes (an integer > 0) or a fraction of the "
+                            "peak without remat (a float in (0, 1])";
+  } else if (budget) {
+    return emitError() << "remat policy '" << name << "' takes no budget";
+  }
+  for (PolicyAttr operand : operands)
+    if (operand && getPolicySignature(operand.getKind()) == PolicySignature::Budget)
+      return emitError() << "remat policy '" << name
+                         << "' cannot combine memory_budget: a budget bounds the whole step";
   for (StringAttr n : offloadNames)
     if (contains(names, n.getValue()))
       return emitError() << "name '" << n.getValue()
@@ -247,13 +279,25 @@ PolicyAttr::MinimumCut PolicyAttr::getMinimumCut() const {
   return most;
 }
 
-PolicyAttr::Decision PolicyAttr::decide(Operation *op, bool inMinimumCut) const {
+std::optional<int64_t> PolicyAttr::getBudgetBytes() const {
+  if (auto bytes = dyn_cast_if_present<IntegerAttr>(getBudget()))
+    return bytes.getValue().getSExtValue();
+  return std::nullopt;
+}
+
+std::optional<double> PolicyAttr::getBudgetFraction() const {
+  if (auto fraction = dyn_cast_if_present<FloatAttr>(getBudget()))
+    return fraction.getValueAsDouble();
+  return std::nullopt;
+}
+
+PolicyAttr::Decision PolicyAttr::decide(Operation *op, bool chosen) const {
   // The names the decision expressions of Policies.def are written in.
   constexpr Decision Save = Decision::Save, Offload = Decision::Offload,
                      Recompute = Decision::Recompute;
   (void)Save, (void)Offload, (void)Recompute;
   PolicyAttr policy = *this;
-  PolicyQuery value{op, inMinimumCut};
+  PolicyQuery value{op, chosen};
   switch (getKind()) {
 #define JX_POLICY(name, signature, saveable, offloadable, ...)                                \
   case PolicyKind::name:                                                                      \
@@ -264,11 +308,11 @@ PolicyAttr::Decision PolicyAttr::decide(Operation *op, bool inMinimumCut) const 
 }
 
 PolicyAttr PolicyAttr::get(MLIRContext *ctx, PolicyKind kind) {
-  return get(ctx, kind, {}, {}, StringAttr(), StringAttr(), {});
+  return get(ctx, kind, {}, {}, StringAttr(), StringAttr(), {}, Attribute());
 }
 
 PolicyAttr PolicyAttr::getNamed(MLIRContext *ctx, PolicyKind kind, ArrayRef<StringRef> names) {
-  return get(ctx, kind, toAttrs(ctx, names), {}, StringAttr(), StringAttr(), {});
+  return get(ctx, kind, toAttrs(ctx, names), {}, StringAttr(), StringAttr(), {}, Attribute());
 }
 
 PolicyAttr PolicyAttr::getSaveAndOffload(MLIRContext *ctx, PolicyKind kind,
@@ -276,16 +320,21 @@ PolicyAttr PolicyAttr::getSaveAndOffload(MLIRContext *ctx, PolicyKind kind,
                                          ArrayRef<StringRef> offloaded, StringRef src,
                                          StringRef dst) {
   return get(ctx, kind, toAttrs(ctx, saved), toAttrs(ctx, offloaded), StringAttr::get(ctx, src),
-             StringAttr::get(ctx, dst), {});
+             StringAttr::get(ctx, dst), {}, Attribute());
 }
 
 PolicyAttr PolicyAttr::getOffloading(MLIRContext *ctx, PolicyKind kind, StringRef src,
                                      StringRef dst) {
-  return get(ctx, kind, {}, {}, StringAttr::get(ctx, src), StringAttr::get(ctx, dst), {});
+  return get(ctx, kind, {}, {}, StringAttr::get(ctx, src), StringAttr::get(ctx, dst), {},
+             Attribute());
 }
 
 PolicyAttr PolicyAttr::getComposed(PolicyKind kind, PolicyAttr p, PolicyAttr q) {
-  return get(p.getContext(), kind, {}, {}, StringAttr(), StringAttr(), {p, q});
+  return get(p.getContext(), kind, {}, {}, StringAttr(), StringAttr(), {p, q}, Attribute());
+}
+
+PolicyAttr PolicyAttr::getBudgeted(MLIRContext *ctx, PolicyKind kind, Attribute budget) {
+  return get(ctx, kind, {}, {}, StringAttr(), StringAttr(), {}, budget);
 }
 
 PolicyAttr PolicyAttr::parsePolicy(MLIRContext *ctx, StringRef text, std::string &error) {

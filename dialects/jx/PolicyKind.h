@@ -32,6 +32,7 @@ enum class PolicySignature {
   SaveOffload, ///< name(["a", ...], ["b", ...], "src", "dst")
   MemoryKinds, ///< name("src", "dst")
   Policies,    ///< name(p, q)
+  Budget,      ///< name(bytes) or name(fraction of the peak without remat)
 };
 
 /// One accepted spelling of a policy: its primary name or a JAX alias.

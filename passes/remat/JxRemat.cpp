@@ -10,7 +10,9 @@
 // Residuals are then re-sorted (arguments first, then forward order) and
 // dead forward code is dropped. The min_residual_bytes policies decide by a
 // minimum cut of their region (MinimumCut.h), solved once per region before
-// any residual is decided.
+// any residual is decided. The memory_budget regions of a pair are solved
+// together, for the tightest of their budgets (MemoryBudget.h), and the
+// schedule is reported as a remark.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,8 +55,8 @@ struct Verdict {
   StringRef memoryKind;
 };
 
-/// Per remat region whose policy decides by a minimum cut, the values it saves.
-using RegionCuts = llvm::DenseMap<int64_t, llvm::DenseSet<Value>>;
+/// Per remat region whose policy decides by a solver, the values it saves.
+using RegionCuts = RegionChoices;
 
 /// The op a policy is asked about for `v`: its producer, except for a value
 /// a forward scan stacks from its body (a residual of each iteration), where
@@ -108,11 +110,13 @@ ArrayRef<int64_t> regionStack(Operation *op) { return getRematRegions(op); }
 
 class Rematerializer {
 public:
-  Rematerializer(func::FuncOp fwd, func::FuncOp bwd) : fwd(fwd), bwd(bwd) {}
+  Rematerializer(func::FuncOp fwd, func::FuncOp bwd, const RegionChoices *choices,
+                 double budgetSeconds)
+      : fwd(fwd), bwd(bwd), choices(choices), budgetSeconds(budgetSeconds) {}
   LogicalResult run();
 
 private:
-  void cutRegions(ValueRange residualValues);
+  LogicalResult cutRegions(ValueRange residualValues);
   Value rebuild(Value v, OpBuilder &b);
   Value saved(Value v, StringRef memoryKind, bool barrier, OpBuilder &b);
   void finish();
@@ -122,13 +126,22 @@ private:
   llvm::MapVector<Value, BlockArgument> residuals;
   llvm::DenseMap<Value, StringRef> memoryKinds;
   llvm::DenseMap<Value, Value> rebuilt, barriers;
+  const RegionChoices *choices;
+  double budgetSeconds;
   RegionCuts cuts;
 };
 
 /// Solves the minimum cut of every region whose policy asks for one: what
 /// the backward reads for that region's ops is what must be recomputable.
-void Rematerializer::cutRegions(ValueRange residualValues) {
+/// Then the budget regions, together.
+LogicalResult Rematerializer::cutRegions(ValueRange residualValues) {
   llvm::MapVector<int64_t, std::pair<PolicyAttr, SmallVector<Value>>> problems;
+  llvm::MapVector<int64_t, PolicyAttr> budgets;
+  for (Operation &op : fwd.getBody().front())
+    if (RematScopeAttr scope = getRematScope(&op))
+      for (auto [id, policy] : llvm::zip(scope.getRegions(), scope.getPolicies()))
+        if (getPolicySignature(policy.getKind()) == PolicySignature::Budget)
+          budgets.insert({id, policy});
   for (auto [i, v] : llvm::enumerate(residualValues)) {
     Operation *producer = v.getDefiningOp();
     RematScopeAttr scope = producer ? getRematScope(producer) : RematScopeAttr();
@@ -139,7 +152,8 @@ void Rematerializer::cutRegions(ValueRange residualValues) {
       bool asked = llvm::any_of(stacks, [&](Attribute stack) {
         return llvm::is_contained(cast<DenseI64ArrayAttr>(stack).asArrayRef(), id);
       });
-      if (asked && policy.getMinimumCut() != PolicyAttr::MinimumCut::None) {
+      if (asked && policy.getMinimumCut() != PolicyAttr::MinimumCut::None &&
+          !(choices && choices->count(id))) {
         auto &problem = problems[id];
         problem.first = policy;
         problem.second.push_back(v);
@@ -159,6 +173,61 @@ void Rematerializer::cutRegions(ValueRange residualValues) {
         [&](Operation *op) { return isCheapToRecompute(op, dots); }, problem.second,
         [&](Value v) { return savedArguments.contains(v); }});
   }
+  if (budgets.empty())
+    return success();
+  if (choices) {
+    for (auto &[id, policy] : budgets)
+      if (auto it = choices->find(id); it != choices->end())
+        cuts[id] = it->second;
+    return success();
+  }
+  SmallVector<int64_t> ids;
+  std::optional<int64_t> bytes;
+  std::optional<double> fraction;
+  for (auto &[id, policy] : budgets) {
+    ids.push_back(id);
+    if (auto b = policy.getBudgetBytes())
+      bytes = bytes ? std::min(*bytes, *b) : *b;
+    if (auto f = policy.getBudgetFraction())
+      fraction = fraction ? std::min(*fraction, *f) : *f;
+  }
+  FailureOr<MemoryBudgetProblem> problem = MemoryBudgetProblem::build(fwd, bwd, ids);
+  if (failed(problem))
+    return failure();
+  // Bytes and fractions together: the fraction's bytes are known once the
+  // peak without remat is; solve for the fraction, then check the bytes.
+  FailureOr<BudgetSchedule> schedule = problem->solve(bytes, bytes ? std::nullopt : fraction,
+                                                      budgetSeconds);
+  if (failed(schedule))
+    return failure();
+  if (bytes && fraction) {
+    auto tighter = static_cast<int64_t>(*fraction * schedule->noRematPeakBytes);
+    if (tighter < *bytes) {
+      schedule = problem->solve(tighter, std::nullopt, budgetSeconds);
+      if (failed(schedule))
+        return failure();
+    }
+  }
+  for (int64_t id : ids)
+    cuts[id] = schedule->choices.lookup(id);
+  Operation *first = nullptr;
+  for (Operation &op : fwd.getBody().front())
+    if (llvm::any_of(getRematRegions(&op), [&](int64_t id) { return budgets.count(id); })) {
+      first = &op;
+      break;
+    }
+  InFlightDiagnostic remark = (first ? first->emitRemark() : fwd.emitRemark())
+                              << "memory_budget: peak " << schedule->peakBytes << " of "
+                              << schedule->budgetBytes << " bytes (" << schedule->noRematPeakBytes
+                              << " without remat), recomputing " << schedule->recomputedFlops
+                              << " FLOPs in " << schedule->rebuilt.count() << " of "
+                              << problem->numCandidates() << " ops; ";
+  if (schedule->optimal)
+    remark << "optimal";
+  else
+    remark << "not proven optimal, at least " << schedule->flopsLowerBound << " FLOPs";
+  remark << " (" << schedule->schedulesChecked << " schedules predicted)";
+  return success();
 }
 
 Value Rematerializer::saved(Value v, StringRef memoryKind, bool barrier, OpBuilder &b) {
@@ -214,7 +283,8 @@ LogicalResult Rematerializer::run() {
   if (static_cast<int64_t>(ret.getNumOperands()) != numPrimal + numResiduals ||
       static_cast<int64_t>(bwd.getNumArguments()) != numResiduals + numPrimal)
     return fwd.emitOpError("does not match its backward's residuals; was it edited after --jx-vjp?");
-  cutRegions(ret.getOperands().drop_front(numPrimal));
+  if (failed(cutRegions(ret.getOperands().drop_front(numPrimal))))
+    return failure();
 
   // Decide each residual from the stacks of the ops that asked for it: saving
   // it for one of them serves all, so the most permissive verdict wins.
@@ -307,13 +377,16 @@ void Rematerializer::finish() {
 
 } // namespace
 
-LogicalResult mlir::cotangent::applyRematPolicies(func::FuncOp fwd, func::FuncOp bwd) {
-  return Rematerializer(fwd, bwd).run();
+LogicalResult mlir::cotangent::applyRematPolicies(func::FuncOp fwd, func::FuncOp bwd,
+                                                  const RegionChoices *choices,
+                                                  double budgetSeconds) {
+  return Rematerializer(fwd, bwd, choices, budgetSeconds).run();
 }
 
 namespace {
 
 struct JxRematPass : cotangent::impl::JxRematPassBase<JxRematPass> {
+  using JxRematPassBase::JxRematPassBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<SplitPair> pairs = getSplitPairs(module);
@@ -322,7 +395,7 @@ struct JxRematPass : cotangent::impl::JxRematPassBase<JxRematPass> {
       return signalPassFailure();
     }
     for (auto [fwd, bwd] : pairs) {
-      if (failed(applyRematPolicies(fwd, bwd)))
+      if (failed(applyRematPolicies(fwd, bwd, nullptr, budgetSeconds)))
         return signalPassFailure();
       emitVjpFunctions(fwd, bwd);
     }

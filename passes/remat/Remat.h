@@ -3,6 +3,8 @@
 #ifndef COTANGENT_PASSES_REMAT_REMAT_H
 #define COTANGENT_PASSES_REMAT_REMAT_H
 
+#include "passes/remat/MemoryBudget.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace mlir::cotangent {
@@ -10,7 +12,12 @@ namespace mlir::cotangent {
 /// What --jx-remat does to one @f_fwd/@f_bwd pair (see Passes.td): decides
 /// each residual by the policies of its remat regions and rebuilds the
 /// recomputed ones in `bwd`. The composing @f_vjp is not touched.
-LogicalResult applyRematPolicies(func::FuncOp fwd, func::FuncOp bwd);
+/// `choices`, when given, decide the regions whose policies need a solver
+/// (minimum cut, memory budget) instead of solving them; a budget solve
+/// keeps its optimality proof for at most `budgetSeconds`.
+LogicalResult applyRematPolicies(func::FuncOp fwd, func::FuncOp bwd,
+                                 const RegionChoices *choices = nullptr,
+                                 double budgetSeconds = 10);
 
 } // namespace mlir::cotangent
 

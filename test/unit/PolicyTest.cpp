@@ -139,6 +139,8 @@ TEST_CASE_METHOD(Fixture, "every spelling of Policies.def parses and prints by i
       return "(\"device\", \"pinned_host\")";
     case PolicySignature::Policies:
       return "(dots_saveable, nothing_saveable)";
+    case PolicySignature::Budget:
+      return "(1048576)";
     }
     return "";
   };

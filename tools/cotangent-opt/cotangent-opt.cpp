@@ -22,6 +22,7 @@
 #include "dialects/jx/JxOps.h"
 #include "passes/Passes.h"
 #include "analysis/AnalysisPasses.h"
+#include "analysis/PeakOracle.h"
 #include "conversion/nvvm/GpuPasses.h"
 #include "conversion/llvm/LoweringPasses.h"
 #include "tools/common/CommandLine.h"
@@ -187,6 +188,8 @@ int main(int argc, char **argv) {
   // gpu-module-to-binary translates kernels to LLVM IR (jx-to-nvvm).
   registerAllGPUToLLVMIRTranslations(registry);
   registry.insert<jx::JxDialect>();
+  // memory_budget policies are solved against the memory plan.
+  mlir::cotangent::registerPeakOracle(registry);
 
   llvm::cl::AddExtraVersionPrinter(::cotangent::tools::printCotangentVersion);
   std::vector<char *> args(argv, argv + argc);

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "analysis/MemoryPlan.h"
+#include "analysis/PeakOracle.h"
 #include "dialects/jx/JxSplit.h"
 #include "passes/Passes.h"
 #include "runtime/cpu/CpuRuntime.h"
@@ -295,6 +296,9 @@ int main(int argc, char **argv) {
 
   DialectRegistry registry;
   registry.insert<jx::JxDialect, func::FuncDialect>();
+  // memory_budget policies are solved against the memory plan.
+  mlir::cotangent::registerPeakOracle(registry);
+  ::cotangent::host::loweringRegistry().appendTo(registry);
   MLIRContext ctx(registry);
   llvm::SourceMgr sourceMgr;
   std::string error;

@@ -1,0 +1,32 @@
+//===- PeakOracle.cpp - the memory plan as the budget policy's oracle -----===//
+
+#include "analysis/PeakOracle.h"
+
+#include "analysis/MemoryPlan.h"
+#include "dialects/jx/JxDialect.h"
+#include "passes/remat/MemoryBudget.h"
+
+using namespace mlir;
+using namespace mlir::cotangent;
+
+namespace {
+
+struct MemoryPlanOracle : PeakOracle {
+  using PeakOracle::PeakOracle;
+
+  FailureOr<PredictedPeak> predict(ModuleOp module, StringRef name) const override {
+    FailureOr<std::vector<MemoryPlan>> plans = predictMemoryPlans(module, name);
+    if (failed(plans) || plans->size() != 1)
+      return failure();
+    const MemoryPlan &plan = plans->front();
+    return PredictedPeak{plan.peakBytes, plan.backwardPeakBytes};
+  }
+};
+
+} // namespace
+
+void mlir::cotangent::registerPeakOracle(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *, jx::JxDialect *dialect) {
+    dialect->addInterfaces<MemoryPlanOracle>();
+  });
+}

@@ -1,0 +1,459 @@
+//===- MemoryBudget.cpp - the fewest recomputed FLOPs under a peak ---------===//
+//
+// The MILP (per iteration, CBC's C interface):
+//
+//   minimize    sum_o flops(o) r_o                   r_o in {0,1}: o is rebuilt
+//   subject to  s_v >= 1 - r_p(v)     v read by the backward, produced by p(v)
+//               s_v >= r_o - r_p(v)   v an operand of o (p(v) = none: r_p = 0)
+//               sum_v bytes(v) s_v <= budget - C                  s_v in [0,1]
+//               no-good cuts of the schedules the oracle rejected
+//
+// s_v is then whether v is saved. The residuals are all live while the
+// backward runs, and the backward's own buffers are the same whatever is
+// rebuilt, so that sum plus C (the backward's peak on the schedule that saves
+// everything, less the full bytes of what it saves) bounds the peak from
+// below: every schedule that fits the budget is feasible here, and the first
+// the oracle accepts is optimal. Values that may lower to views of others
+// count 0 bytes in the sum and their full bytes in C, which keeps the bound
+// below the peak.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/remat/MemoryBudget.h"
+
+#include "dialects/jx/JxSplit.h"
+#include "passes/SplitRewrite.h"
+#include "passes/autodiff/VjpComposition.h"
+#include "passes/remat/Remat.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <coin/Cbc_C_Interface.h>
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::cotangent;
+using namespace mlir::jx;
+
+MLIR_DEFINE_EXPLICIT_TYPE_ID(mlir::cotangent::PeakOracle)
+
+namespace {
+
+int64_t elementsOf(Type type) {
+  auto shaped = dyn_cast<RankedTensorType>(type);
+  return shaped && shaped.hasStaticShape() ? shaped.getNumElements() : 0;
+}
+
+int64_t bytesOf(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape())
+    return 0;
+  return type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+}
+
+/// Ops whose result may share its operand's buffer once lowered: their
+/// bytes are not counted in the lower bound (which must never exceed the peak).
+bool mayBeView(Operation *op) {
+  return isa<ReshapeOp, SqueezeOp, ExpandDimsOp, CheckpointNameOp, SliceOp, TransposeOp,
+             BroadcastInDimOp, ConvertElementTypeOp>(op);
+}
+
+/// A CBC model built row by row; freed on scope exit.
+class Milp {
+public:
+  Milp() : model(Cbc_newModel()) { Cbc_setLogLevel(model, 0); }
+  ~Milp() { Cbc_deleteModel(model); }
+  Milp(const Milp &) = delete;
+  Milp &operator=(const Milp &) = delete;
+
+  int addColumn(double lower, double upper, double cost, bool integer) {
+    Cbc_addCol(model, "", lower, upper, cost, integer ? 1 : 0, 0, nullptr, nullptr);
+    return numColumns++;
+  }
+  /// sum coefs * cols (sense) rhs, sense one of 'L', 'G', 'E'.
+  void addRow(ArrayRef<int> cols, ArrayRef<double> coefs, char sense, double rhs) {
+    Cbc_addRow(model, "", static_cast<int>(cols.size()), cols.data(), coefs.data(), sense, rhs);
+  }
+
+  enum class Outcome { Optimal, Infeasible, TimeLimit };
+  Outcome solve(double seconds) {
+    Cbc_setMaximumSeconds(model, std::max(seconds, 0.01));
+    // The objective is integral: a gap below 1 proves optimality.
+    Cbc_setAllowableGap(model, 0.5);
+    Cbc_setAllowableFractionGap(model, 0);
+    Cbc_solve(model);
+    if (Cbc_isProvenOptimal(model))
+      return Outcome::Optimal;
+    if (Cbc_isProvenInfeasible(model) || !Cbc_bestSolution(model))
+      return Cbc_isSecondsLimitReached(model) ? Outcome::TimeLimit : Outcome::Infeasible;
+    return Outcome::TimeLimit;
+  }
+  double value(int col) const { return Cbc_getColSolution(model)[col]; }
+  double bound() const { return Cbc_getBestPossibleObjValue(model); }
+  bool hasSolution() const { return Cbc_bestSolution(model) != nullptr; }
+
+private:
+  Cbc_Model *model;
+  int numColumns = 0;
+};
+
+double since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace
+
+int64_t mlir::cotangent::estimateFlops(Operation *op) {
+  if (auto dot = dyn_cast<DotGeneralOp>(op)) {
+    auto lhs = cast<RankedTensorType>(dot.getLhs().getType());
+    int64_t contracted = 1;
+    for (int64_t d : dot.getLhsContractingDimensions())
+      contracted *= lhs.getDimSize(d);
+    return 2 * elementsOf(dot.getType()) * contracted;
+  }
+  if (op->getNumRegions() != 0) {
+    // A loop's body runs once per step; a branch costs its dearer side.
+    int64_t body = 0;
+    for (Region &region : op->getRegions()) {
+      int64_t sum = 0;
+      region.walk([&](Operation *inner) {
+        if (inner->getNumRegions() == 0)
+          sum += estimateFlops(inner);
+      });
+      body = isa<CondOp>(op) ? std::max(body, sum) : body + sum;
+    }
+    if (auto scan = dyn_cast<ScanOp>(op))
+      body *= scan.getLength();
+    return body;
+  }
+  if (mayBeView(op) || op->hasTrait<OpTrait::ConstantLike>() || isa<IotaOp>(op))
+    return 0;
+  if (isa<ReduceSumOp, ReduceMaxOp>(op))
+    return elementsOf(op->getOperand(0).getType());
+  int64_t elements = 0;
+  for (Value r : op->getResults())
+    elements += elementsOf(r.getType());
+  return elements;
+}
+
+FailureOr<MemoryBudgetProblem> MemoryBudgetProblem::build(func::FuncOp fwd, func::FuncOp bwd,
+                                                          ArrayRef<int64_t> regions) {
+  MemoryBudgetProblem problem;
+  problem.fwd = fwd;
+  problem.bwd = bwd;
+  problem.regions.assign(regions.begin(), regions.end());
+  auto *jx = fwd->getContext()->getLoadedDialect<JxDialect>();
+  problem.oracle = jx ? jx->getRegisteredInterface<PeakOracle>() : nullptr;
+
+  auto inBudget = [&](Operation *op) {
+    return llvm::any_of(getRematRegions(op),
+                        [&](int64_t id) { return llvm::is_contained(regions, id); });
+  };
+  Block &body = fwd.getBody().front();
+  bool located = false;
+  for (Operation &op : body.without_terminator()) {
+    if (!inBudget(&op))
+      continue;
+    if (!located) {
+      problem.loc = op.getLoc();
+      located = true;
+    }
+    if (getRematRegions(&op).size() != 1)
+      return op.emitError("memory_budget: a budget region cannot be nested with another "
+                          "jx.remat region (the budget bounds the whole step)");
+    if (llvm::all_of(op.getResults(), [](Value r) { return isArgumentFree(r); }))
+      continue; // rebuilt whatever the policy says
+    problem.candidateIndex[&op] = problem.candidates.size();
+    problem.candidates.push_back(&op);
+    problem.candidateFlops.push_back(estimateFlops(&op));
+  }
+  if (!problem.oracle)
+    return emitError(problem.loc,
+                     "memory_budget: no peak oracle is registered on the jx dialect; the budget "
+                     "is checked against the memory plan (call "
+                     "mlir::cotangent::registerPeakOracle from analysis/PeakOracle.h)");
+
+  llvm::DenseMap<Value, int> valueIndex;
+  auto indexOf = [&](Value v) {
+    auto [it, fresh] = valueIndex.try_emplace(v, problem.values.size());
+    if (fresh) {
+      problem.values.push_back(v);
+      Operation *def = v.getDefiningOp();
+      problem.valueBytes.push_back(def && mayBeView(def) ? 0 : bytesOf(v));
+      problem.fullBytes.push_back(bytesOf(v));
+    }
+    return it->second;
+  };
+
+  // What the backward reads and the regions decide: every op that asked
+  // for it is inside the value's region (otherwise it is saved regardless).
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  int64_t numPrimal = numPrimalResults(fwd);
+  for (int64_t i = 0, e = numResiduals(bwd); i < e; ++i) {
+    Value v = ret.getOperand(numPrimal + i);
+    Operation *def = v.getDefiningOp();
+    ArrayAttr stacks = getRequestedBy(bwd, i);
+    if (!def || !problem.candidateIndex.count(def) || !stacks || stacks.empty())
+      continue;
+    int64_t id = getRematRegions(def).front();
+    if (llvm::all_of(stacks, [&](Attribute stack) {
+          return llvm::is_contained(cast<DenseI64ArrayAttr>(stack).asArrayRef(), id);
+        }))
+      problem.requested.push_back(indexOf(v));
+  }
+  for (auto [o, op] : llvm::enumerate(problem.candidates)) {
+    for (Value u : op->getOperands()) {
+      if (isa<BlockArgument>(u) || isArgumentFree(u))
+        continue; // arguments are the caller's; argument-free values are rebuilt
+      auto producer = problem.candidateIndex.find(u.getDefiningOp());
+      int p = producer == problem.candidateIndex.end() ? -1 : producer->second;
+      problem.edges.push_back({static_cast<int>(o), p, indexOf(u)});
+    }
+  }
+  return problem;
+}
+
+llvm::BitVector MemoryBudgetProblem::effective(const llvm::BitVector &rebuilt) const {
+  llvm::BitVector done(candidates.size());
+  SmallVector<int> work;
+  auto reach = [&](int p) {
+    if (p >= 0 && rebuilt.test(p) && !done.test(p)) {
+      done.set(p);
+      work.push_back(p);
+    }
+  };
+  for (int v : requested)
+    reach(candidateIndex.lookup(values[v].getDefiningOp()));
+  while (!work.empty()) {
+    int o = work.pop_back_val();
+    for (const Edge &e : edges)
+      if (e.consumer == o)
+        reach(e.producer);
+  }
+  return done;
+}
+
+int64_t MemoryBudgetProblem::flops(const llvm::BitVector &rebuilt) const {
+  int64_t sum = 0;
+  for (int o : rebuilt.set_bits())
+    sum += candidateFlops[o];
+  return sum;
+}
+
+RegionChoices MemoryBudgetProblem::choicesFor(const llvm::BitVector &rebuilt,
+                                              func::FuncOp target) const {
+  // Candidates are found in a clone by their position in the forward.
+  llvm::DenseMap<Operation *, int> position;
+  for (auto [i, op] : llvm::enumerate(fwd.getBody().front()))
+    position[&op] = i;
+  SmallVector<Operation *> ops = llvm::map_to_vector(target.getBody().front(),
+                                                     [](Operation &op) { return &op; });
+  llvm::DenseSet<Value> saved;
+  for (auto [o, op] : llvm::enumerate(candidates))
+    if (!rebuilt.test(o))
+      for (Value r : ops[position.lookup(op)]->getResults())
+        saved.insert(r);
+  RegionChoices choices;
+  for (int64_t id : regions)
+    choices[id] = saved;
+  return choices;
+}
+
+FailureOr<PredictedPeak> MemoryBudgetProblem::predict(const llvm::BitVector &rebuilt) const {
+  auto module = fwd->getParentOfType<ModuleOp>();
+  OwningOpRef<ModuleOp> clone = module.clone();
+  auto cloneFwd = clone->lookupSymbol<func::FuncOp>(fwd.getSymName());
+  auto cloneBwd = clone->lookupSymbol<func::FuncOp>(bwd.getSymName());
+  RegionChoices choices = choicesFor(rebuilt, cloneFwd);
+  if (failed(applyRematPolicies(cloneFwd, cloneBwd, &choices)))
+    return failure();
+  emitVjpFunctions(cloneFwd, cloneBwd); // the composition calls the new signatures
+  return oracle->predict(*clone, getSplitName({fwd, bwd}));
+}
+
+FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budgetBytes,
+                                                     std::optional<double> fraction,
+                                                     double seconds) const {
+  auto start = std::chrono::steady_clock::now();
+  const size_t n = candidates.size();
+  BudgetSchedule result;
+  llvm::BitVector none(n);
+  FailureOr<PredictedPeak> saveAll = predict(none);
+  if (failed(saveAll))
+    return failure();
+  result.noRematPeakBytes = saveAll->peakBytes;
+  result.budgetBytes =
+      budgetBytes ? *budgetBytes
+                  : static_cast<int64_t>(std::floor(*fraction * saveAll->peakBytes));
+  result.schedulesChecked = 1;
+  auto finish = [&](const llvm::BitVector &rebuilt, int64_t peak, bool optimal,
+                    int64_t bound) -> BudgetSchedule {
+    result.rebuilt = rebuilt;
+    result.choices = choicesFor(rebuilt, fwd);
+    result.peakBytes = peak;
+    result.recomputedFlops = flops(rebuilt);
+    result.optimal = optimal;
+    result.flopsLowerBound = optimal ? result.recomputedFlops : bound;
+    result.seconds = since(start);
+    return result;
+  };
+  if (saveAll->peakBytes <= result.budgetBytes)
+    return finish(none, saveAll->peakBytes, true, 0);
+
+  // C: the backward's peak besides the decided values.
+  int64_t fixedBytes = saveAll->backwardPeakBytes;
+  for (int v : requested)
+    fixedBytes -= fullBytes[v];
+
+  // The schedules the oracle rejected: (rebuilt, the producers of what it saves).
+  std::vector<std::pair<llvm::BitVector, llvm::BitVector>> rejected;
+  auto savedProducers = [&](const llvm::BitVector &rebuilt) {
+    llvm::BitVector producers(n);
+    auto mark = [&](int p) {
+      if (p >= 0 && !rebuilt.test(p))
+        producers.set(p);
+    };
+    for (int v : requested)
+      mark(candidateIndex.lookup(values[v].getDefiningOp()));
+    for (const Edge &e : edges)
+      if (rebuilt.test(e.consumer))
+        mark(e.producer);
+    return producers;
+  };
+  rejected.push_back({none, savedProducers(none)});
+
+  // The MILP of the file comment; `byBytes` minimizes the saved bytes instead
+  // (to find the smallest peak when the budget cannot be met).
+  auto solveMilp = [&](bool byBytes, llvm::BitVector &rebuilt,
+                       double &objective) -> Milp::Outcome {
+    auto milpStart = std::chrono::steady_clock::now();
+    Milp milp;
+    std::vector<int> r(n), s(values.size());
+    for (size_t o = 0; o < n; ++o)
+      r[o] = milp.addColumn(0, 1, byBytes ? 0 : static_cast<double>(candidateFlops[o]), true);
+    for (size_t v = 0; v < values.size(); ++v)
+      s[v] = milp.addColumn(0, 1, byBytes ? static_cast<double>(valueBytes[v]) : 0, false);
+    for (int v : requested) {
+      int p = candidateIndex.lookup(values[v].getDefiningOp());
+      milp.addRow({s[v], r[p]}, {1, 1}, 'G', 1);
+    }
+    for (const Edge &e : edges) {
+      if (e.producer >= 0)
+        milp.addRow({s[e.value], r[e.consumer], r[e.producer]}, {1, -1, 1}, 'G', 0);
+      else
+        milp.addRow({s[e.value], r[e.consumer]}, {1, -1}, 'G', 0);
+    }
+    if (!byBytes) {
+      SmallVector<int> cols;
+      SmallVector<double> coefs;
+      for (size_t v = 0; v < values.size(); ++v)
+        if (valueBytes[v] > 0) {
+          cols.push_back(s[v]);
+          coefs.push_back(static_cast<double>(valueBytes[v]));
+        }
+      milp.addRow(cols, coefs, 'L', static_cast<double>(result.budgetBytes - fixedBytes));
+    }
+    for (const auto &[cut, producers] : rejected) {
+      SmallVector<int> cols;
+      SmallVector<double> coefs;
+      double rhs = 1;
+      for (int o : cut.set_bits()) {
+        cols.push_back(r[o]);
+        coefs.push_back(-1);
+        rhs -= 1;
+      }
+      for (int o : producers.set_bits()) {
+        cols.push_back(r[o]);
+        coefs.push_back(1);
+      }
+      milp.addRow(cols, coefs, 'G', rhs);
+    }
+    Milp::Outcome outcome = milp.solve(seconds - since(start));
+    result.milpSeconds += since(milpStart);
+    if (!milp.hasSolution())
+      return outcome == Milp::Outcome::Optimal ? Milp::Outcome::Infeasible : outcome;
+    rebuilt = llvm::BitVector(n);
+    for (size_t o = 0; o < n; ++o)
+      if (milp.value(r[o]) > 0.5)
+        rebuilt.set(o);
+    objective = outcome == Milp::Outcome::Optimal ? 0 : milp.bound();
+    return outcome;
+  };
+
+  // Schedules in order of recomputed FLOPs, until the oracle accepts one.
+  std::optional<llvm::BitVector> fallback;
+  int64_t smallestPeak = saveAll->peakBytes, bound = 0;
+  while (true) {
+    llvm::BitVector rebuilt;
+    double objectiveBound = 0;
+    Milp::Outcome outcome = solveMilp(false, rebuilt, objectiveBound);
+    if (outcome == Milp::Outcome::Infeasible)
+      break;
+    if (outcome == Milp::Outcome::TimeLimit)
+      bound = std::max<int64_t>(bound, static_cast<int64_t>(std::ceil(objectiveBound - 0.5)));
+    llvm::BitVector schedule = effective(rebuilt);
+    FailureOr<PredictedPeak> peak = predict(schedule);
+    if (failed(peak))
+      return failure();
+    ++result.schedulesChecked;
+    smallestPeak = std::min(smallestPeak, peak->peakBytes);
+    if (peak->peakBytes <= result.budgetBytes)
+      return finish(schedule, peak->peakBytes, outcome == Milp::Outcome::Optimal,
+                    outcome == Milp::Outcome::Optimal ? flops(schedule) : bound);
+    rejected.push_back({schedule, savedProducers(schedule)});
+    if (since(start) > seconds) {
+      // Out of time: rebuild all that can be, the fewest residuals.
+      llvm::BitVector all(n, true);
+      fallback = effective(all);
+      FailureOr<PredictedPeak> least = predict(*fallback);
+      if (failed(least))
+        return failure();
+      ++result.schedulesChecked;
+      if (least->peakBytes <= result.budgetBytes)
+        return finish(*fallback, least->peakBytes, false, bound);
+      smallestPeak = std::min(smallestPeak, least->peakBytes);
+      break;
+    }
+  }
+
+  // No schedule fits: find the smallest peak, in order of saved bytes, for
+  // the diagnostic (exact unless time runs out).
+  bool exact = !fallback;
+  while (exact && since(start) <= seconds) {
+    llvm::BitVector rebuilt;
+    double unused = 0;
+    if (solveMilp(true, rebuilt, unused) != Milp::Outcome::Optimal)
+      break;
+    llvm::BitVector schedule = effective(rebuilt);
+    llvm::BitVector producers = savedProducers(schedule);
+    // The schedule's lower bound: the bytes it saves, plus C.
+    llvm::BitVector saved(values.size());
+    for (int v : requested)
+      if (!schedule.test(candidateIndex.lookup(values[v].getDefiningOp())))
+        saved.set(v);
+    for (const Edge &e : edges)
+      if (schedule.test(e.consumer) && (e.producer < 0 || !schedule.test(e.producer)))
+        saved.set(e.value);
+    int64_t lowest = fixedBytes;
+    for (int v : saved.set_bits())
+      lowest += valueBytes[v];
+    if (lowest >= smallestPeak)
+      break;
+    FailureOr<PredictedPeak> peak = predict(schedule);
+    if (failed(peak))
+      return failure();
+    ++result.schedulesChecked;
+    smallestPeak = std::min(smallestPeak, peak->peakBytes);
+    rejected.push_back({schedule, producers});
+  }
+  if (since(start) > seconds)
+    exact = false;
+  return emitError(loc) << "memory_budget: no schedule of this step peaks within "
+                        << result.budgetBytes << " bytes; the smallest peak "
+                        << (exact ? "is " : "found is ") << smallestPeak << " bytes ("
+                        << result.schedulesChecked << " schedules checked)";
+}

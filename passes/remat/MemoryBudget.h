@@ -1,0 +1,131 @@
+//===- MemoryBudget.h - the fewest recomputed FLOPs under a peak -*- C++ -*-===//
+//
+// The memory_budget policy: of all the ways a remat region's values can be
+// saved or rebuilt by the backward, the one that recomputes the fewest FLOPs
+// while the step's predicted peak stays within the budget.
+//
+// The peak is what the runtime will reach, so it is predicted on the lowered
+// program by a PeakOracle (the memory plan, analysis/, registers one on the
+// jx dialect). The search is exact: a MILP (COIN-OR CBC) over which ops the
+// backward rebuilds, constrained by a lower bound of the peak that is linear
+// in the saved bytes (all residuals are live while the backward runs, next
+// to its own buffers, which no schedule changes), yields schedules in order of recomputed FLOPs; each is
+// checked against the oracle and excluded by a no-good cut when it peaks
+// above the budget. The first that fits is optimal. docs/remat-optimal.md
+// has the formulation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COTANGENT_PASSES_REMAT_MEMORYBUDGET_H
+#define COTANGENT_PASSES_REMAT_MEMORYBUDGET_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectInterface.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <optional>
+
+namespace mlir::cotangent {
+
+/// What a split holds when run, as predicted before it runs.
+struct PredictedPeak {
+  int64_t peakBytes = 0;
+  /// The largest live bytes while the backward runs (residuals included).
+  int64_t backwardPeakBytes = 0;
+};
+
+/// Predicts the peak of a split on a runtime. The memory plan implements it
+/// (analysis/PeakOracle.h); the budget policy asks it through the jx dialect,
+/// so that the remat pass does not depend on the lowering.
+class PeakOracle : public DialectInterface::Base<PeakOracle> {
+public:
+  explicit PeakOracle(Dialect *dialect) : Base(dialect) {}
+  /// The peak of the split `name` of `module` (jx IR after --jx-remat).
+  virtual FailureOr<PredictedPeak> predict(ModuleOp module, StringRef name) const = 0;
+};
+
+/// Per remat region, the values its solver (minimum cut or budget) saves.
+using RegionChoices = llvm::DenseMap<int64_t, llvm::DenseSet<Value>>;
+
+/// The schedule a budget solve settles on.
+struct BudgetSchedule {
+  RegionChoices choices;
+  llvm::BitVector rebuilt;      ///< per candidate op: the backward rebuilds it
+  int64_t budgetBytes = 0;
+  int64_t peakBytes = 0;        ///< predicted for the schedule
+  int64_t noRematPeakBytes = 0; ///< predicted with every value of the regions saved
+  int64_t recomputedFlops = 0;
+  int64_t flopsLowerBound = 0;  ///< equals recomputedFlops when optimal
+  bool optimal = false;
+  int schedulesChecked = 0;     ///< oracle predictions made
+  double milpSeconds = 0, seconds = 0;
+};
+
+/// One split's budget problem: the ops of its memory_budget regions that the
+/// backward may rebuild (the candidates) and how they feed what it reads.
+class MemoryBudgetProblem {
+public:
+  /// The problem of the budget regions `regions` of `fwd`/`bwd`, straight
+  /// after --jx-vjp. Fails with a located diagnostic when a budget region is
+  /// nested with another remat region, or no oracle is registered.
+  static FailureOr<MemoryBudgetProblem> build(func::FuncOp fwd, func::FuncOp bwd,
+                                              llvm::ArrayRef<int64_t> regions);
+
+  size_t numCandidates() const { return candidates.size(); }
+  Operation *candidate(size_t i) const { return candidates[i]; }
+  /// The ops the remat pass rebuilds when the regions save every value of
+  /// the candidates not in `rebuilt` (the closure from what the backward reads).
+  llvm::BitVector effective(const llvm::BitVector &rebuilt) const;
+  /// The FLOPs of the candidates in `rebuilt`.
+  int64_t flops(const llvm::BitVector &rebuilt) const;
+  /// The choices that make the remat pass rebuild `rebuilt`, for `fwd`'s
+  /// values (`fwd` is this problem's forward or a clone of it).
+  RegionChoices choicesFor(const llvm::BitVector &rebuilt, func::FuncOp fwd) const;
+  /// The oracle's prediction for the split rebuilding `rebuilt`, on a clone.
+  FailureOr<PredictedPeak> predict(const llvm::BitVector &rebuilt) const;
+
+  /// The schedule with the fewest recomputed FLOPs whose peak is at most
+  /// `budgetBytes` (or that fraction of the peak without remat). Gives up
+  /// optimality after `seconds` (the best schedule found is kept, the gap
+  /// reported). An infeasible budget is a diagnostic that names the smallest
+  /// peak.
+  FailureOr<BudgetSchedule> solve(std::optional<int64_t> budgetBytes,
+                                  std::optional<double> fraction, double seconds) const;
+
+private:
+  MemoryBudgetProblem() = default;
+  struct Edge {
+    int consumer; ///< candidate op index
+    int producer; ///< candidate op index, or -1 for a value from outside
+    int value;    ///< index into `values`
+  };
+
+  // Op handles are values; their accessors are not const.
+  mutable func::FuncOp fwd, bwd;
+  llvm::SmallVector<int64_t> regions;
+  const PeakOracle *oracle = nullptr;
+  Location loc = UnknownLoc();
+  std::vector<Operation *> candidates;
+  std::vector<int64_t> candidateFlops;
+  llvm::DenseMap<Operation *, int> candidateIndex;
+  /// Values whose saving the schedule decides, with their bytes in the
+  /// lower bound (0 for ops that may lower to views) and in full.
+  std::vector<Value> values;
+  std::vector<int64_t> valueBytes, fullBytes;
+  /// Values the backward reads straight from the regions' decisions.
+  std::vector<int> requested;
+  std::vector<Edge> edges;
+};
+
+/// The FLOPs `op` performs (2 per multiply-add of a dot, 1 per element of
+/// elementwise ops and reductions, 0 for views and data movement).
+int64_t estimateFlops(Operation *op);
+
+} // namespace mlir::cotangent
+
+MLIR_DECLARE_EXPLICIT_TYPE_ID(mlir::cotangent::PeakOracle)
+
+#endif // COTANGENT_PASSES_REMAT_MEMORYBUDGET_H
