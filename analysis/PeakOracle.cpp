@@ -19,7 +19,10 @@ struct MemoryPlanOracle : PeakOracle {
     if (failed(plans) || plans->size() != 1)
       return failure();
     const MemoryPlan &plan = plans->front();
-    return PredictedPeak{plan.peakBytes, plan.backwardPeakBytes};
+    // The timeline ends when the backward returns (the runtime then reads
+    // the gradients and frees the rest).
+    return PredictedPeak{plan.peakBytes, plan.backwardPeakBytes,
+                         plan.timeline.empty() ? 0 : plan.timeline.back().live};
   }
 };
 

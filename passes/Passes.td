@@ -80,17 +80,20 @@ def JxRematPass : Pass<"jx-remat", "mlir::ModuleOp"> {
     // @g_fwd saves W and x, and @g_bwd recomputes cos(W @ x).
     ```
 
-    `memory_budget(bytes | fraction)` regions are solved exactly (fewest
+    `memory_budget(bytes | fraction)` regions are solved by a MILP (fewest
     recomputed FLOPs with the predicted peak within the budget, see
     `docs/remat-optimal.md`); each solve is reported as a remark: the peak,
-    the FLOPs recomputed, and whether optimality was proven within
-    `budget-seconds`. The budget is checked against the memory plan, which a
+    the FLOPs recomputed, and whether optimality was proven (`budget-proof`)
+    within `budget-seconds`. The budget is checked against the memory plan, which a
     tool registers on the jx dialect (`registerPeakOracle`).
   }];
   let options = [
     Option<"budgetSeconds", "budget-seconds", "double", "10",
            "Time a memory_budget solve may take to prove optimality; after it the "
-           "best schedule found is used and the gap reported">,
+           "best schedule found is used">,
+    Option<"budgetProof", "budget-proof", "bool", "false",
+           "Prove a memory_budget schedule optimal under the proven lower bound of "
+           "the peak (slower: more schedules are predicted)">,
   ];
   let dependentDialects = ["mlir::jx::JxDialect", "mlir::func::FuncDialect"];
 }

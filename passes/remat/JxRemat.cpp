@@ -111,8 +111,9 @@ ArrayRef<int64_t> regionStack(Operation *op) { return getRematRegions(op); }
 class Rematerializer {
 public:
   Rematerializer(func::FuncOp fwd, func::FuncOp bwd, const RegionChoices *choices,
-                 double budgetSeconds)
-      : fwd(fwd), bwd(bwd), choices(choices), budgetSeconds(budgetSeconds) {}
+                 double budgetSeconds, bool budgetProof)
+      : fwd(fwd), bwd(bwd), choices(choices), budgetSeconds(budgetSeconds),
+        budgetProof(budgetProof) {}
   LogicalResult run();
 
 private:
@@ -128,6 +129,7 @@ private:
   llvm::DenseMap<Value, Value> rebuilt, barriers;
   const RegionChoices *choices;
   double budgetSeconds;
+  bool budgetProof;
   RegionCuts cuts;
 };
 
@@ -197,13 +199,13 @@ LogicalResult Rematerializer::cutRegions(ValueRange residualValues) {
   // Bytes and fractions together: the fraction's bytes are known once the
   // peak without remat is; solve for the fraction, then check the bytes.
   FailureOr<BudgetSchedule> schedule = problem->solve(bytes, bytes ? std::nullopt : fraction,
-                                                      budgetSeconds);
+                                                      budgetSeconds, budgetProof);
   if (failed(schedule))
     return failure();
   if (bytes && fraction) {
     auto tighter = static_cast<int64_t>(*fraction * schedule->noRematPeakBytes);
     if (tighter < *bytes) {
-      schedule = problem->solve(tighter, std::nullopt, budgetSeconds);
+      schedule = problem->solve(tighter, std::nullopt, budgetSeconds, budgetProof);
       if (failed(schedule))
         return failure();
     }
@@ -223,9 +225,11 @@ LogicalResult Rematerializer::cutRegions(ValueRange residualValues) {
                               << " FLOPs in " << schedule->rebuilt.count() << " of "
                               << problem->numCandidates() << " ops; ";
   if (schedule->optimal)
-    remark << "optimal";
+    remark << "proven optimal";
+  else if (schedule->timedOut)
+    remark << "the best found in " << budgetSeconds << " s, not proven optimal";
   else
-    remark << "not proven optimal, at least " << schedule->flopsLowerBound << " FLOPs";
+    remark << "optimal under the working-set bound (budget-proof=true proves it)";
   remark << " (" << schedule->schedulesChecked << " schedules predicted)";
   return success();
 }
@@ -379,8 +383,8 @@ void Rematerializer::finish() {
 
 LogicalResult mlir::cotangent::applyRematPolicies(func::FuncOp fwd, func::FuncOp bwd,
                                                   const RegionChoices *choices,
-                                                  double budgetSeconds) {
-  return Rematerializer(fwd, bwd, choices, budgetSeconds).run();
+                                                  double budgetSeconds, bool budgetProof) {
+  return Rematerializer(fwd, bwd, choices, budgetSeconds, budgetProof).run();
 }
 
 namespace {
@@ -395,7 +399,7 @@ struct JxRematPass : cotangent::impl::JxRematPassBase<JxRematPass> {
       return signalPassFailure();
     }
     for (auto [fwd, bwd] : pairs) {
-      if (failed(applyRematPolicies(fwd, bwd, nullptr, budgetSeconds)))
+      if (failed(applyRematPolicies(fwd, bwd, nullptr, budgetSeconds, budgetProof)))
         return signalPassFailure();
       emitVjpFunctions(fwd, bwd);
     }

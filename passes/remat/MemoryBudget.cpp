@@ -8,14 +8,17 @@
 //               sum_v bytes(v) s_v <= budget - C                  s_v in [0,1]
 //               no-good cuts of the schedules the oracle rejected
 //
-// s_v is then whether v is saved. The residuals are all live while the
-// backward runs, and the backward's own buffers are the same whatever is
-// rebuilt, so that sum plus C (the backward's peak on the schedule that saves
-// everything, less the full bytes of what it saves) bounds the peak from
-// below: every schedule that fits the budget is feasible here, and the first
-// the oracle accepts is optimal. Values that may lower to views of others
-// count 0 bytes in the sum and their full bytes in C, which keeps the bound
-// below the peak.
+// s_v is then whether v is saved, and C makes the sum a lower bound of the
+// peak. Proven: the residuals and the gradients are all live when the
+// backward returns, so C = that moment's bytes on the schedule that saves
+// everything, less the full bytes of what it saves; every schedule that fits
+// the budget is then feasible here. Tight: C = the backward's peak instead,
+// which takes the backward's own buffers as fixed; usually exact, but a
+// rebuilt op fused into the backward can shrink them. The tight MILP finds
+// the optimum, the proven one shows, with the FLOPs below the best schedule
+// found as a cutoff, that nothing cheaper fits. Values that may lower to
+// views of others count 0 bytes in the sum and in full in C, which keeps
+// the bound below the peak.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,8 +61,19 @@ int64_t bytesOf(Value v) {
 /// Ops whose result may share its operand's buffer once lowered: their
 /// bytes are not counted in the lower bound (which must never exceed the peak).
 bool mayBeView(Operation *op) {
-  return isa<ReshapeOp, SqueezeOp, ExpandDimsOp, CheckpointNameOp, SliceOp, TransposeOp,
+  return isa<ReshapeOp, SqueezeOp, ExpandDimsOp, CheckpointNameOp, OptimizationBarrierOp,
+             SliceOp, TransposeOp,
              BroadcastInDimOp, ConvertElementTypeOp>(op);
+}
+
+/// Whether the lowering's canonicalization may replace `op` by a value it
+/// already has or a constant (neg(neg(x)) is x): then it owns no buffer.
+bool mayFold(Operation *op) {
+  Operation *copy = op->clone();
+  SmallVector<OpFoldResult> folded;
+  bool folds = succeeded(copy->fold(folded));
+  copy->destroy();
+  return folds;
 }
 
 /// A CBC model built row by row; freed on scope exit.
@@ -183,7 +197,7 @@ FailureOr<MemoryBudgetProblem> MemoryBudgetProblem::build(func::FuncOp fwd, func
     if (fresh) {
       problem.values.push_back(v);
       Operation *def = v.getDefiningOp();
-      problem.valueBytes.push_back(def && mayBeView(def) ? 0 : bytesOf(v));
+      problem.valueBytes.push_back(def && (mayBeView(def) || mayFold(def)) ? 0 : bytesOf(v));
       problem.fullBytes.push_back(bytesOf(v));
     }
     return it->second;
@@ -275,9 +289,35 @@ FailureOr<PredictedPeak> MemoryBudgetProblem::predict(const llvm::BitVector &reb
   return oracle->predict(*clone, getSplitName({fwd, bwd}));
 }
 
+int64_t MemoryBudgetProblem::fixedBytes(const PredictedPeak &saveAll, Bound bound) const {
+  int64_t fixed = bound == Bound::Proven ? saveAll.endBytes : saveAll.backwardPeakBytes;
+  for (int v : requested)
+    fixed -= fullBytes[v];
+  return fixed;
+}
+
+llvm::BitVector MemoryBudgetProblem::savedValues(const llvm::BitVector &effective) const {
+  llvm::BitVector saved(values.size());
+  for (int v : requested)
+    if (!effective.test(candidateIndex.lookup(values[v].getDefiningOp())))
+      saved.set(v);
+  for (const Edge &e : edges)
+    if (effective.test(e.consumer) && (e.producer < 0 || !effective.test(e.producer)))
+      saved.set(e.value);
+  return saved;
+}
+
+int64_t MemoryBudgetProblem::lowerBound(const llvm::BitVector &effective,
+                                        const PredictedPeak &saveAll, Bound bound) const {
+  int64_t sum = fixedBytes(saveAll, bound);
+  for (int v : savedValues(effective).set_bits())
+    sum += valueBytes[v];
+  return sum;
+}
+
 FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budgetBytes,
                                                      std::optional<double> fraction,
-                                                     double seconds) const {
+                                                     double seconds, bool prove) const {
   auto start = std::chrono::steady_clock::now();
   const size_t n = candidates.size();
   BudgetSchedule result;
@@ -290,26 +330,27 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
       budgetBytes ? *budgetBytes
                   : static_cast<int64_t>(std::floor(*fraction * saveAll->peakBytes));
   result.schedulesChecked = 1;
-  auto finish = [&](const llvm::BitVector &rebuilt, int64_t peak, bool optimal,
-                    int64_t bound) -> BudgetSchedule {
-    result.rebuilt = rebuilt;
-    result.choices = choicesFor(rebuilt, fwd);
-    result.peakBytes = peak;
-    result.recomputedFlops = flops(rebuilt);
+  std::optional<llvm::BitVector> best;
+  int64_t bestPeak = 0, smallestPeak = saveAll->peakBytes;
+  auto finish = [&](bool optimal, int64_t bound) -> BudgetSchedule {
+    result.rebuilt = *best;
+    result.choices = choicesFor(*best, fwd);
+    result.peakBytes = bestPeak;
+    result.recomputedFlops = flops(*best);
     result.optimal = optimal;
     result.flopsLowerBound = optimal ? result.recomputedFlops : bound;
     result.seconds = since(start);
+    result.timedOut = result.seconds > seconds;
     return result;
   };
-  if (saveAll->peakBytes <= result.budgetBytes)
-    return finish(none, saveAll->peakBytes, true, 0);
+  if (saveAll->peakBytes <= result.budgetBytes) {
+    best = none;
+    bestPeak = saveAll->peakBytes;
+    return finish(true, 0);
+  }
 
-  // C: the backward's peak besides the decided values.
-  int64_t fixedBytes = saveAll->backwardPeakBytes;
-  for (int v : requested)
-    fixedBytes -= fullBytes[v];
-
-  // The schedules the oracle rejected: (rebuilt, the producers of what it saves).
+  // The schedules the oracle rejected: (rebuilt, the producers of what it
+  // saves), excluded from every later MILP by a no-good cut.
   std::vector<std::pair<llvm::BitVector, llvm::BitVector>> rejected;
   auto savedProducers = [&](const llvm::BitVector &rebuilt) {
     llvm::BitVector producers(n);
@@ -326,36 +367,52 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
   };
   rejected.push_back({none, savedProducers(none)});
 
-  // The MILP of the file comment; `byBytes` minimizes the saved bytes instead
-  // (to find the smallest peak when the budget cannot be met).
-  auto solveMilp = [&](bool byBytes, llvm::BitVector &rebuilt,
-                       double &objective) -> Milp::Outcome {
+  // The MILP of the file comment, under `bound`'s C, with recomputed FLOPs
+  // below `cutoff`; or, `byBytes`, the schedule of least saved bytes (to find
+  // the smallest peak when the budget cannot be met).
+  struct Answer {
+    Milp::Outcome outcome;
+    llvm::BitVector schedule; ///< effective
+    int64_t flopsBound = 0;   ///< of every schedule the MILP still allows
+  };
+  auto solveMilp = [&](Bound bound, std::optional<int64_t> cutoff, bool byBytes) -> Answer {
     auto milpStart = std::chrono::steady_clock::now();
     Milp milp;
-    std::vector<int> r(n), s(values.size());
+    std::vector<int> r(n), sv(values.size());
     for (size_t o = 0; o < n; ++o)
       r[o] = milp.addColumn(0, 1, byBytes ? 0 : static_cast<double>(candidateFlops[o]), true);
     for (size_t v = 0; v < values.size(); ++v)
-      s[v] = milp.addColumn(0, 1, byBytes ? static_cast<double>(valueBytes[v]) : 0, false);
+      sv[v] = milp.addColumn(0, 1, byBytes ? static_cast<double>(valueBytes[v]) : 0, false);
     for (int v : requested) {
       int p = candidateIndex.lookup(values[v].getDefiningOp());
-      milp.addRow({s[v], r[p]}, {1, 1}, 'G', 1);
+      milp.addRow({sv[v], r[p]}, {1, 1}, 'G', 1);
     }
     for (const Edge &e : edges) {
       if (e.producer >= 0)
-        milp.addRow({s[e.value], r[e.consumer], r[e.producer]}, {1, -1, 1}, 'G', 0);
+        milp.addRow({sv[e.value], r[e.consumer], r[e.producer]}, {1, -1, 1}, 'G', 0);
       else
-        milp.addRow({s[e.value], r[e.consumer]}, {1, -1}, 'G', 0);
+        milp.addRow({sv[e.value], r[e.consumer]}, {1, -1}, 'G', 0);
     }
     if (!byBytes) {
       SmallVector<int> cols;
       SmallVector<double> coefs;
       for (size_t v = 0; v < values.size(); ++v)
         if (valueBytes[v] > 0) {
-          cols.push_back(s[v]);
+          cols.push_back(sv[v]);
           coefs.push_back(static_cast<double>(valueBytes[v]));
         }
-      milp.addRow(cols, coefs, 'L', static_cast<double>(result.budgetBytes - fixedBytes));
+      milp.addRow(cols, coefs, 'L',
+                  static_cast<double>(result.budgetBytes - fixedBytes(*saveAll, bound)));
+    }
+    if (cutoff) {
+      SmallVector<int> cols;
+      SmallVector<double> coefs;
+      for (size_t o = 0; o < n; ++o)
+        if (candidateFlops[o] > 0) {
+          cols.push_back(r[o]);
+          coefs.push_back(static_cast<double>(candidateFlops[o]));
+        }
+      milp.addRow(cols, coefs, 'L', static_cast<double>(*cutoff));
     }
     for (const auto &[cut, producers] : rejected) {
       SmallVector<int> cols;
@@ -372,86 +429,94 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
       }
       milp.addRow(cols, coefs, 'G', rhs);
     }
-    Milp::Outcome outcome = milp.solve(seconds - since(start));
+    Answer answer{milp.solve(seconds - since(start)), llvm::BitVector(n)};
     result.milpSeconds += since(milpStart);
-    if (!milp.hasSolution())
-      return outcome == Milp::Outcome::Optimal ? Milp::Outcome::Infeasible : outcome;
-    rebuilt = llvm::BitVector(n);
+    if (!milp.hasSolution()) {
+      if (answer.outcome == Milp::Outcome::Optimal)
+        answer.outcome = Milp::Outcome::Infeasible;
+      return answer;
+    }
+    llvm::BitVector rebuilt(n);
     for (size_t o = 0; o < n; ++o)
       if (milp.value(r[o]) > 0.5)
         rebuilt.set(o);
-    objective = outcome == Milp::Outcome::Optimal ? 0 : milp.bound();
-    return outcome;
+    answer.schedule = effective(rebuilt);
+    answer.flopsBound = answer.outcome == Milp::Outcome::Optimal
+                            ? flops(answer.schedule)
+                            : static_cast<int64_t>(std::ceil(milp.bound() - 0.5));
+    return answer;
+  };
+  // Checks a schedule with the oracle; keeps it if it fits and is cheaper.
+  auto check = [&](const llvm::BitVector &schedule) -> FailureOr<bool> {
+    FailureOr<PredictedPeak> peak = predict(schedule);
+    if (failed(peak))
+      return failure();
+    ++result.schedulesChecked;
+    smallestPeak = std::min(smallestPeak, peak->peakBytes);
+    if (peak->peakBytes > result.budgetBytes) {
+      rejected.push_back({schedule, savedProducers(schedule)});
+      return false;
+    }
+    if (!best || flops(schedule) < flops(*best)) {
+      best = schedule;
+      bestPeak = peak->peakBytes;
+    }
+    return true;
   };
 
-  // Schedules in order of recomputed FLOPs, until the oracle accepts one.
-  std::optional<llvm::BitVector> fallback;
-  int64_t smallestPeak = saveAll->peakBytes, bound = 0;
-  while (true) {
-    llvm::BitVector rebuilt;
-    double objectiveBound = 0;
-    Milp::Outcome outcome = solveMilp(false, rebuilt, objectiveBound);
-    if (outcome == Milp::Outcome::Infeasible)
-      break;
-    if (outcome == Milp::Outcome::TimeLimit)
-      bound = std::max<int64_t>(bound, static_cast<int64_t>(std::ceil(objectiveBound - 0.5)));
-    llvm::BitVector schedule = effective(rebuilt);
-    FailureOr<PredictedPeak> peak = predict(schedule);
-    if (failed(peak))
-      return failure();
-    ++result.schedulesChecked;
-    smallestPeak = std::min(smallestPeak, peak->peakBytes);
-    if (peak->peakBytes <= result.budgetBytes)
-      return finish(schedule, peak->peakBytes, outcome == Milp::Outcome::Optimal,
-                    outcome == Milp::Outcome::Optimal ? flops(schedule) : bound);
-    rejected.push_back({schedule, savedProducers(schedule)});
-    if (since(start) > seconds) {
-      // Out of time: rebuild all that can be, the fewest residuals.
-      llvm::BitVector all(n, true);
-      fallback = effective(all);
-      FailureOr<PredictedPeak> least = predict(*fallback);
-      if (failed(least))
+  // First under the tight bound (the backward's own buffers taken as fixed),
+  // which usually finds the optimum at once; then under the proven bound,
+  // for schedules cheaper than the best found, until none is left.
+  for (Bound bound : {Bound::Tight, Bound::Proven}) {
+    if (bound == Bound::Proven && best && !prove)
+      return finish(false, 0);
+    while (since(start) <= seconds) {
+      std::optional<int64_t> cutoff;
+      if (best)
+        cutoff = flops(*best) - 1;
+      if (cutoff && *cutoff < 0) // nothing is cheaper than no FLOPs
+        return finish(true, 0);
+      Answer answer = solveMilp(bound, cutoff, false);
+      if (answer.outcome == Milp::Outcome::Infeasible) {
+        if (bound == Bound::Proven && best)
+          return finish(true, 0);
+        break;
+      }
+      FailureOr<bool> fits = check(answer.schedule);
+      if (failed(fits))
         return failure();
-      ++result.schedulesChecked;
-      if (least->peakBytes <= result.budgetBytes)
-        return finish(*fallback, least->peakBytes, false, bound);
-      smallestPeak = std::min(smallestPeak, least->peakBytes);
-      break;
+      if (answer.outcome == Milp::Outcome::TimeLimit)
+        break;
+      if (*fits && bound == Bound::Tight)
+        break;
     }
   }
+  if (best) // out of time
+    return finish(false, 0);
 
-  // No schedule fits: find the smallest peak, in order of saved bytes, for
+  // Nothing found in time, or nothing fits: the schedule with the fewest
+  // residuals is the fallback.
+  llvm::BitVector all(n, true);
+  FailureOr<bool> fits = check(effective(all));
+  if (failed(fits))
+    return failure();
+  if (*fits)
+    return finish(false, 0);
+
+  // No schedule fits: the smallest peak, in order of the proven bound, for
   // the diagnostic (exact unless time runs out).
-  bool exact = !fallback;
-  while (exact && since(start) <= seconds) {
-    llvm::BitVector rebuilt;
-    double unused = 0;
-    if (solveMilp(true, rebuilt, unused) != Milp::Outcome::Optimal)
+  bool exact = false;
+  while (since(start) <= seconds) {
+    Answer answer = solveMilp(Bound::Proven, std::nullopt, true);
+    if (answer.outcome == Milp::Outcome::Infeasible ||
+        (answer.outcome == Milp::Outcome::Optimal &&
+         lowerBound(answer.schedule, *saveAll, Bound::Proven) >= smallestPeak)) {
+      exact = true;
       break;
-    llvm::BitVector schedule = effective(rebuilt);
-    llvm::BitVector producers = savedProducers(schedule);
-    // The schedule's lower bound: the bytes it saves, plus C.
-    llvm::BitVector saved(values.size());
-    for (int v : requested)
-      if (!schedule.test(candidateIndex.lookup(values[v].getDefiningOp())))
-        saved.set(v);
-    for (const Edge &e : edges)
-      if (schedule.test(e.consumer) && (e.producer < 0 || !schedule.test(e.producer)))
-        saved.set(e.value);
-    int64_t lowest = fixedBytes;
-    for (int v : saved.set_bits())
-      lowest += valueBytes[v];
-    if (lowest >= smallestPeak)
+    }
+    if (answer.outcome != Milp::Outcome::Optimal || failed(check(answer.schedule)))
       break;
-    FailureOr<PredictedPeak> peak = predict(schedule);
-    if (failed(peak))
-      return failure();
-    ++result.schedulesChecked;
-    smallestPeak = std::min(smallestPeak, peak->peakBytes);
-    rejected.push_back({schedule, producers});
   }
-  if (since(start) > seconds)
-    exact = false;
   return emitError(loc) << "memory_budget: no schedule of this step peaks within "
                         << result.budgetBytes << " bytes; the smallest peak "
                         << (exact ? "is " : "found is ") << smallestPeak << " bytes ("

@@ -35,6 +35,8 @@ struct PredictedPeak {
   int64_t peakBytes = 0;
   /// The largest live bytes while the backward runs (residuals included).
   int64_t backwardPeakBytes = 0;
+  /// Live when the backward returns: the residuals and the gradients.
+  int64_t endBytes = 0;
 };
 
 /// Predicts the peak of a split on a runtime. The memory plan implements it
@@ -59,7 +61,10 @@ struct BudgetSchedule {
   int64_t noRematPeakBytes = 0; ///< predicted with every value of the regions saved
   int64_t recomputedFlops = 0;
   int64_t flopsLowerBound = 0;  ///< equals recomputedFlops when optimal
+  /// Proven optimal (the proven bound ran out of cheaper schedules); else
+  /// the cheapest schedule under the tight bound, or the best found in time.
   bool optimal = false;
+  bool timedOut = false;
   int schedulesChecked = 0;     ///< oracle predictions made
   double milpSeconds = 0, seconds = 0;
 };
@@ -86,17 +91,33 @@ public:
   RegionChoices choicesFor(const llvm::BitVector &rebuilt, func::FuncOp fwd) const;
   /// The oracle's prediction for the split rebuilding `rebuilt`, on a clone.
   FailureOr<PredictedPeak> predict(const llvm::BitVector &rebuilt) const;
+  /// The MILP's bounds of the peak of a schedule. Proven: the residuals and
+  /// the gradients, all live when the backward returns; it never exceeds the
+  /// peak. Tight: the residuals and the backward's own largest working set,
+  /// taken as fixed; usually exact, but rebuilt ops fused into the backward
+  /// can shrink that set, so optimality is proven under the other one.
+  enum class Bound { Proven, Tight };
+  /// The bound of the schedule that rebuilds `effective`, given the
+  /// prediction for the schedule that saves everything.
+  int64_t lowerBound(const llvm::BitVector &effective, const PredictedPeak &saveAll,
+                     Bound bound = Bound::Proven) const;
 
   /// The schedule with the fewest recomputed FLOPs whose peak is at most
-  /// `budgetBytes` (or that fraction of the peak without remat). Gives up
-  /// optimality after `seconds` (the best schedule found is kept, the gap
-  /// reported). An infeasible budget is a diagnostic that names the smallest
-  /// peak.
+  /// `budgetBytes` (or that fraction of the peak without remat), found
+  /// under the tight bound; with `prove`, shown optimal under the proven
+  /// one. Gives up after `seconds` (the best schedule found is kept, not
+  /// called optimal). An infeasible budget is a diagnostic that names the
+  /// smallest peak.
   FailureOr<BudgetSchedule> solve(std::optional<int64_t> budgetBytes,
-                                  std::optional<double> fraction, double seconds) const;
+                                  std::optional<double> fraction, double seconds,
+                                  bool prove = false) const;
 
 private:
   MemoryBudgetProblem() = default;
+  /// The bytes no decision changes (C in MemoryBudget.cpp).
+  int64_t fixedBytes(const PredictedPeak &saveAll, Bound bound) const;
+  /// The values the schedule rebuilding `effective` saves.
+  llvm::BitVector savedValues(const llvm::BitVector &effective) const;
   struct Edge {
     int consumer; ///< candidate op index
     int producer; ///< candidate op index, or -1 for a value from outside

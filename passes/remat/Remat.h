@@ -14,10 +14,11 @@ namespace mlir::cotangent {
 /// recomputed ones in `bwd`. The composing @f_vjp is not touched.
 /// `choices`, when given, decide the regions whose policies need a solver
 /// (minimum cut, memory budget) instead of solving them; a budget solve
-/// keeps its optimality proof for at most `budgetSeconds`.
+/// takes at most `budgetSeconds` and, with `budgetProof`, proves optimality
+/// (MemoryBudgetProblem::solve).
 LogicalResult applyRematPolicies(func::FuncOp fwd, func::FuncOp bwd,
                                  const RegionChoices *choices = nullptr,
-                                 double budgetSeconds = 10);
+                                 double budgetSeconds = 10, bool budgetProof = false);
 
 } // namespace mlir::cotangent
 

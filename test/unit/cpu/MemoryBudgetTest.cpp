@@ -1,0 +1,201 @@
+// The memory_budget policy against brute force: for 200 random programs with
+// at most 14 ops the backward may rebuild, every schedule is enumerated and
+// its peak predicted by the memory plan; for several budgets each, the
+// solver's recomputed FLOPs equal the least of the schedules that fit, the
+// solver proves it, and an infeasible budget names the smallest peak. For one
+// budget per program the chosen schedule is compiled and run on the CPU: the
+// measured peak equals the predicted one and fits the budget.
+#include "test/unit/autodiff/RandomPrograms.h"
+
+#include "analysis/MemoryPlan.h"
+#include "analysis/PeakOracle.h"
+#include "dialects/jx/JxSplit.h"
+#include "passes/Passes.h"
+#include "passes/autodiff/VjpComposition.h"
+#include "passes/remat/MemoryBudget.h"
+#include "passes/remat/Remat.h"
+#include "runtime/cpu/CpuRuntime.h"
+#include "runtime/host/JitEngine.h"
+
+#include "mlir/Pass/PassManager.h"
+
+#include <catch2/catch.hpp>
+
+#include <map>
+
+using namespace autodiff;
+using namespace randomprograms;
+using cotangent::interp::Tensor;
+using mlir::cotangent::BudgetSchedule;
+using mlir::cotangent::MemoryBudgetProblem;
+
+namespace {
+
+mlir::MLIRContext &budgetContext() {
+  mlir::MLIRContext &ctx = context();
+  mlir::DialectRegistry registry;
+  mlir::cotangent::registerPeakOracle(registry);
+  cotangent::host::loweringRegistry().appendTo(registry);
+  ctx.appendDialectRegistry(registry);
+  ctx.loadAllAvailableDialects();
+  return ctx;
+}
+
+/// The ids of the memory_budget regions of `fwd`.
+llvm::SmallVector<int64_t> budgetRegions(mlir::func::FuncOp fwd) {
+  llvm::SmallVector<int64_t> ids;
+  fwd.walk([&](mlir::Operation *op) {
+    if (auto scope = mlir::jx::getRematScope(op))
+      for (auto [id, policy] : llvm::zip(scope.getRegions(), scope.getPolicies()))
+        if (policy.getKind() == mlir::jx::PolicyKind::memory_budget && !llvm::is_contained(ids, id))
+          ids.push_back(id);
+  });
+  return ids;
+}
+
+struct Schedule {
+  int64_t peak, flops;
+};
+
+/// Runs the split `pair` rematerialized by `schedule` on the CPU; returns the measured peak.
+int64_t measure(mlir::ModuleOp module, const MemoryBudgetProblem &problem,
+                const BudgetSchedule &schedule, uint64_t seed) {
+  auto pair = mlir::jx::lookupSplitPair(module, "f");
+  REQUIRE(pair);
+  mlir::cotangent::RegionChoices choices = problem.choicesFor(schedule.rebuilt, pair->fwd);
+  REQUIRE(mlir::succeeded(mlir::cotangent::applyRematPolicies(pair->fwd, pair->bwd, &choices)));
+  mlir::cotangent::emitVjpFunctions(pair->fwd, pair->bwd);
+  auto compiled = cotangent::cpu::CpuModule::compile(
+      module, cotangent::cpu::CompileOptions{.optLevel = 0, .keepLoweredModule = false});
+  REQUIRE(mlir::succeeded(compiled));
+  std::mt19937_64 rng(seed);
+  std::vector<Tensor> args, cotangents;
+  for (mlir::Type t : pair->fwd.getArgumentTypes())
+    args.push_back(random(mlir::cast<mlir::RankedTensorType>(t), rng));
+  auto outputs = pair->fwd.getResultTypes().take_front(mlir::jx::numPrimalResults(pair->fwd));
+  for (mlir::Type t : outputs)
+    cotangents.push_back(random(mlir::cast<mlir::RankedTensorType>(t), rng));
+  auto measured = (*compiled)->runSplit("f", args, cotangents);
+  REQUIRE(mlir::succeeded(measured));
+  return measured->peakBytes;
+}
+
+} // namespace
+
+TEST_CASE("memory_budget: the fewest recomputed FLOPs of all schedules that fit, on 200 "
+          "random programs",
+          "[cpu][memory][budget][property]") {
+  mlir::MLIRContext &ctx = budgetContext();
+  constexpr int kPrograms = 200;
+  constexpr size_t kMaxCandidates = 10;
+  int programs = 0, budgetsChecked = 0, infeasibleChecked = 0, nontrivial = 0;
+  for (uint64_t seed = 9000; programs < kPrograms; ++seed) {
+    Program program = Generator(seed).generate();
+    // One budget region around the whole body.
+    program.regions = {Interval{0, static_cast<int>(program.ops.size()), 0, true}};
+    std::string text =
+        withPolicies(Printer(program).print(), program, [](int) { return "memory_budget(1.0)"; });
+    auto module = parse(text);
+    REQUIRE(module);
+    mlir::PassManager pm(&ctx);
+    pm.addPass(mlir::cotangent::createJxVjpPass());
+    REQUIRE(mlir::succeeded(pm.run(*module)));
+    auto pair = mlir::jx::lookupSplitPair(*module, "f");
+    REQUIRE(pair);
+    auto problem = MemoryBudgetProblem::build(pair->fwd, pair->bwd, budgetRegions(pair->fwd));
+    REQUIRE(mlir::succeeded(problem));
+    size_t n = problem->numCandidates();
+    if (n == 0 || n > kMaxCandidates)
+      continue;
+    ++programs;
+    INFO("program (seed " << seed << ", " << n << " candidates):\n" << text);
+
+    // Every schedule: each subset of candidates, as the remat pass rebuilds it.
+    std::map<std::vector<bool>, Schedule> schedules;
+    for (uint64_t mask = 0; mask < (uint64_t{1} << n); ++mask) {
+      llvm::BitVector rebuilt(n);
+      for (size_t i = 0; i < n; ++i)
+        if (mask >> i & 1)
+          rebuilt.set(i);
+      llvm::BitVector effective = problem->effective(rebuilt);
+      std::vector<bool> key(n);
+      for (size_t i = 0; i < n; ++i)
+        key[i] = effective.test(i);
+      if (schedules.count(key))
+        continue;
+      auto peak = problem->predict(effective);
+      REQUIRE(mlir::succeeded(peak));
+      schedules[key] = {peak->peakBytes, problem->flops(effective)};
+    }
+    // The MILP's bound never exceeds a schedule's peak (this is what makes
+    // the search exact).
+    llvm::BitVector none(n);
+    auto saveAll = problem->predict(none);
+    REQUIRE(mlir::succeeded(saveAll));
+    for (const auto &[key, s] : schedules) {
+      llvm::BitVector effective(n);
+      for (size_t i = 0; i < n; ++i)
+        if (key[i])
+          effective.set(i);
+      INFO("schedule rebuilding " << effective.count() << " ops");
+      CHECK(problem->lowerBound(effective, *saveAll) <= s.peak);
+      CHECK(problem->lowerBound(effective, *saveAll, MemoryBudgetProblem::Bound::Tight) <= s.peak);
+    }
+    int64_t smallest = INT64_MAX, largest = 0;
+    for (const auto &[key, s] : schedules) {
+      smallest = std::min(smallest, s.peak);
+      largest = std::max(largest, s.peak);
+    }
+    // Budgets: the smallest peak, the largest (nothing rebuilt), the ones in
+    // between, one byte below each (so that the next cheaper schedule does
+    // not fit), and below the smallest.
+    std::set<int64_t> budgets;
+    for (const auto &[key, s] : schedules) {
+      budgets.insert(s.peak);
+      if (s.peak - 1 >= smallest)
+        budgets.insert(s.peak - 1);
+    }
+    std::vector<int64_t> chosen(budgets.begin(), budgets.end());
+    if (chosen.size() > 4) // the smallest, the largest and two in between
+      chosen = {chosen.front(), chosen[chosen.size() / 3], chosen[2 * chosen.size() / 3],
+                chosen.back()};
+    for (int64_t budget : chosen) {
+      INFO("budget " << budget << " bytes");
+      int64_t optimum = INT64_MAX;
+      for (const auto &[key, s] : schedules)
+        if (s.peak <= budget)
+          optimum = std::min(optimum, s.flops);
+      // Every 10th program proves it; the others stop at the tight bound.
+      bool prove = programs % 10 == 0;
+      auto schedule = problem->solve(budget, std::nullopt, 60, prove);
+      REQUIRE(mlir::succeeded(schedule));
+      CHECK(schedule->optimal == (prove || optimum == 0));
+      CHECK_FALSE(schedule->timedOut);
+      CHECK(schedule->recomputedFlops == optimum);
+      CHECK(schedule->peakBytes <= budget);
+      ++budgetsChecked;
+      nontrivial += optimum > 0;
+    }
+    {
+      std::string message;
+      mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+        message = d.str();
+        return mlir::success();
+      });
+      CHECK(mlir::failed(problem->solve(smallest - 1, std::nullopt, 60)));
+      CHECK(message.find("the smallest peak is " + std::to_string(smallest) + " bytes") !=
+            std::string::npos);
+      ++infeasibleChecked;
+    }
+    // The middle budget's schedule, compiled and measured.
+    int64_t budget = chosen[chosen.size() / 2];
+    auto schedule = problem->solve(budget, std::nullopt, 60);
+    REQUIRE(mlir::succeeded(schedule));
+    int64_t measured = measure(*module, *problem, *schedule, seed);
+    CHECK(measured == schedule->peakBytes);
+    CHECK(measured <= budget);
+  }
+  CHECK(budgetsChecked >= 3 * kPrograms);
+  CHECK(infeasibleChecked == kPrograms);
+  CHECK(nontrivial >= kPrograms); // most budgets need some recomputation
+}
