@@ -21,6 +21,8 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <charconv>
+
 using namespace mlir;
 using namespace mlir::jx;
 
@@ -127,6 +129,17 @@ void printStrings(AsmPrinter &printer, ArrayRef<StringAttr> names) {
   llvm::interleaveComma(names, printer, [&](StringAttr s) { printer.printString(s.getValue()); });
 }
 
+/// The shortest spelling that reads back as the same float (and as a float:
+/// "1.0", not "1", which would be bytes).
+std::string printedFraction(double fraction) {
+  char buffer[32];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), fraction);
+  std::string text(buffer, end);
+  if (text.find_first_of(".e") == std::string::npos)
+    text += ".0";
+  return text;
+}
+
 void printPolicyBody(AsmPrinter &printer, PolicyAttr policy) {
   printer << stringifyPolicyKind(policy.getKind());
   auto printMemoryKinds = [&] {
@@ -167,7 +180,7 @@ void printPolicyBody(AsmPrinter &printer, PolicyAttr policy) {
     if (auto bytes = policy.getBudgetBytes())
       printer << *bytes;
     else
-      printer.printFloat(cast<FloatAttr>(policy.getBudget()).getValue());
+      printer << printedFraction(cast<FloatAttr>(policy.getBudget()).getValueAsDouble());
     printer << ")";
     return;
   }

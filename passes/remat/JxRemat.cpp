@@ -108,6 +108,13 @@ Verdict decide(Value v, ArrayRef<int64_t> consumerStack, const RegionCuts &cuts)
 
 ArrayRef<int64_t> regionStack(Operation *op) { return getRematRegions(op); }
 
+/// 10, 0.5: a time limit as the user wrote it.
+std::string shortNumber(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%g", x);
+  return buffer;
+}
+
 class Rematerializer {
 public:
   Rematerializer(func::FuncOp fwd, func::FuncOp bwd, const RegionChoices *choices,
@@ -227,7 +234,7 @@ LogicalResult Rematerializer::cutRegions(ValueRange residualValues) {
   if (schedule->optimal)
     remark << "proven optimal";
   else if (schedule->timedOut)
-    remark << "the best found in " << budgetSeconds << " s, not proven optimal";
+    remark << "the best found in " << shortNumber(budgetSeconds) << " s, not proven optimal";
   else
     remark << "optimal under the working-set bound (budget-proof=true proves it)";
   remark << " (" << schedule->schedulesChecked << " schedules predicted)";

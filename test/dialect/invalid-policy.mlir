@@ -3,7 +3,7 @@
 // of save_from_both_policies, and malformed arguments.
 // RUN: cotangent-opt %s -split-input-file -verify-diagnostics
 
-// expected-error @+1 {{unknown remat policy 'save_everything'; expected one of: everything_saveable, nothing_saveable, dots_saveable, dots_with_no_batch_dims_saveable, save_only_these_names, save_any_names_but_these, save_anything_except_these_names, save_and_offload_only_these_names, offload_dot_with_no_batch_dims, save_from_both_policies, min_residual_bytes, min_residual_bytes_recomputing_dots, checkpoint_dots, checkpoint_dots_with_no_batch_dims, save_anything_but_these_names}}
+// expected-error @+1 {{unknown remat policy 'save_everything'; expected one of: everything_saveable, nothing_saveable, dots_saveable, dots_with_no_batch_dims_saveable, save_only_these_names, save_any_names_but_these, save_anything_except_these_names, save_and_offload_only_these_names, offload_dot_with_no_batch_dims, save_from_both_policies, min_residual_bytes, min_residual_bytes_recomputing_dots, memory_budget, checkpoint_dots, checkpoint_dots_with_no_batch_dims, save_anything_but_these_names}}
 func.func private @f() attributes {p = #jx.policy<save_everything>}
 
 // -----
@@ -109,3 +109,24 @@ func.func private @f() attributes {p = #jx.policy<offload_dot_with_no_batch_dims
 
 // expected-error @+1 {{expected '>'}}
 func.func private @f() attributes {p = #jx.policy<dots_saveable, nothing_saveable>}
+
+// -----
+
+// expected-error @+1 {{remat policy 'memory_budget' takes a budget in bytes (an integer > 0) or a fraction of the peak without remat (a float in (0, 1])}}
+func.func private @f() attributes {p = #jx.policy<memory_budget(0)>}
+
+// -----
+
+// expected-error @+1 {{remat policy 'memory_budget' takes a budget in bytes (an integer > 0) or a fraction of the peak without remat (a float in (0, 1])}}
+func.func private @f() attributes {p = #jx.policy<memory_budget(1.5)>}
+
+// -----
+
+// expected-error @+1 {{remat policy 'memory_budget' takes a budget in bytes}}
+func.func private @f() attributes {p = #jx.policy<memory_budget("1 MiB")>}
+
+// -----
+
+// A budget bounds the whole step: it does not compose.
+// expected-error @+1 {{remat policy 'save_from_both_policies' cannot combine memory_budget: a budget bounds the whole step}}
+func.func private @f() attributes {p = #jx.policy<save_from_both_policies(dots_saveable, memory_budget(0.5))>}
