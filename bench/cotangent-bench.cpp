@@ -6,7 +6,11 @@
 //  2. one MLP grad step (bench/MlpModel.h; forward then backward with the
 //     residuals held in between) under each remat policy: median time,
 //     residual bytes, peak bytes, and their ratios to the no-checkpoint row;
-//     the rows are also written as JSON and drawn by tools/plot-policies.py.
+//     the rows are also written as JSON and drawn by tools/plot-policies.py;
+//  3. the memory_budget solve on the MLP (one budget region per layer) at
+//     several fractions of the peak without remat: the MILP's time, the
+//     whole solve's (with the memory plan's predictions), the schedules
+//     predicted, the peak against the budget and the FLOPs recomputed.
 // Both programs are traced with the C++ API (tracer/). `--help` lists the
 // flags; sizes are flags, so a quick run is `--layers 2 --width 64`.
 //
@@ -21,6 +25,14 @@
 #include "bench/PolicyFigures.h"
 #include "tools/common/CommandLine.h"
 #include "tracer/Autodiff.h"
+
+#include "analysis/PeakOracle.h"
+#include "dialects/jx/JxSplit.h"
+#include "passes/Passes.h"
+#include "passes/remat/MemoryBudget.h"
+#include "runtime/host/JitEngine.h"
+
+#include "mlir/Pass/PassManager.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -40,7 +52,7 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class Benchmark { Dot, Mlp };
+enum class Benchmark { Dot, Mlp, Budget };
 
 /// Only the bench's own flags show in --help (libLLVM registers hundreds).
 /// Sizes have ranges: zero would divide by zero or measure nothing, and the
@@ -48,9 +60,11 @@ enum class Benchmark { Dot, Mlp };
 cl::OptionCategory benchOptions("cotangent-bench options");
 cl::list<Benchmark, bool, tools::ChoiceParser<Benchmark>> benchmarks(
     cl::cat(benchOptions), "run", cl::CommaSeparated,
-    cl::desc("which benchmarks to run, comma-separated (default: dot,mlp)"),
+    cl::desc("which benchmarks to run, comma-separated (default: dot,mlp,budget)"),
     cl::values(clEnumValN(Benchmark::Dot, "dot", "compiled dot_general against cblas_sgemm"),
-               clEnumValN(Benchmark::Mlp, "mlp", "an MLP grad step under each remat policy")));
+               clEnumValN(Benchmark::Mlp, "mlp", "an MLP grad step under each remat policy"),
+               clEnumValN(Benchmark::Budget, "budget",
+                          "the memory_budget solve on the MLP at several budgets")));
 tools::UnsignedOpt<1, 8192> dotSize(cl::cat(benchOptions), "dot-size", cl::init(1024),
                                     cl::desc("n of the n x n x n dot_general, 1 to 8192 "
                                              "(default 1024)"));
@@ -187,6 +201,64 @@ int benchMlp(mlir::MLIRContext &ctx) {
   return 0;
 }
 
+/// The memory_budget solve on the MLP, one budget region per layer, solved
+/// together (as --jx-remat does) at several fractions of the unrematted peak.
+int benchBudget(mlir::MLIRContext &ctx) {
+  mlir::DialectRegistry registry;
+  mlir::cotangent::registerPeakOracle(registry);
+  host::loweringRegistry().appendTo(registry);
+  ctx.appendDialectRegistry(registry);
+  ctx.loadAllAvailableDialects();
+  const bench::MlpConfig config{.layers = layers, .width = width, .batch = batch,
+                                .richActivation = richActivation};
+  std::printf("memory_budget solve: MLP %u layers x %u, batch %u (one region per layer)\n",
+              layers.getValue(), width.getValue(), batch.getValue());
+  std::printf("  %-9s %10s %10s %9s %12s %12s %14s %s\n", "budget", "MILP s", "solve s",
+              "predicted", "peak MiB", "budget MiB", "recomp GFLOP", "");
+  size_t candidates = 0;
+  for (double fraction : {0.97, 0.93, 0.9}) {
+    auto traced = bench::traceMlp(ctx, config, policies::memory_budget(fraction));
+    mlir::ModuleOp module = traced.module();
+    mlir::PassManager pm(&ctx);
+    pm.addPass(mlir::cotangent::createJxVjpPass());
+    if (failed(pm.run(module)))
+      return 1;
+    auto pair = mlir::jx::lookupSplitPair(module, "mlp");
+    if (!pair)
+      return 1;
+    llvm::SmallVector<int64_t> regions;
+    pair->fwd.walk([&](mlir::Operation *op) {
+      if (auto scope = mlir::jx::getRematScope(op))
+        for (int64_t id : scope.getRegions())
+          if (!llvm::is_contained(regions, id))
+            regions.push_back(id);
+    });
+    auto problem = mlir::cotangent::MemoryBudgetProblem::build(pair->fwd, pair->bwd, regions);
+    if (failed(problem))
+      return 1;
+    candidates = problem->numCandidates();
+    std::string infeasible;
+    mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+      infeasible = d.str();
+      return mlir::success();
+    });
+    auto schedule = problem->solve(std::nullopt, fraction, 60);
+    if (failed(schedule)) {
+      std::printf("  x%-8.2f %s\n", fraction, infeasible.c_str());
+      continue;
+    }
+    std::printf("  %-9s %10.3f %10.3f %9d %12.3f %12.3f %14.4g %s\n",
+                ("x" + std::to_string(fraction).substr(0, 4)).c_str(), schedule->milpSeconds,
+                schedule->seconds, schedule->schedulesChecked, schedule->peakBytes / 1048576.0,
+                schedule->budgetBytes / 1048576.0, schedule->recomputedFlops / 1e9,
+                schedule->optimal ? "(proven optimal)" : "(optimal under the working-set bound)");
+  }
+  std::printf("  (budget: fraction of the peak without remat; MILP s: CBC alone; solve s: with "
+              "the memory plan's predictions; %zu candidates per solve)\n",
+              candidates);
+  return 0;
+}
+
 /// Unsets the OpenBLAS variables and re-executes; returns only on failure or
 /// when none was set.
 int reexecWithoutOpenBlasOverrides(char **argv) {
@@ -228,7 +300,8 @@ int main(int argc, char **argv) {
   auto runs = [](Benchmark b) { return benchmarks.empty() || llvm::is_contained(benchmarks, b); };
   mlir::MLIRContext ctx;
   try {
-    if ((runs(Benchmark::Dot) && benchDot(ctx)) || (runs(Benchmark::Mlp) && benchMlp(ctx))) {
+    if ((runs(Benchmark::Dot) && benchDot(ctx)) || (runs(Benchmark::Mlp) && benchMlp(ctx)) ||
+        (runs(Benchmark::Budget) && benchBudget(ctx))) {
       std::fprintf(stderr, "cotangent-bench: failed\n");
       return 1;
     }

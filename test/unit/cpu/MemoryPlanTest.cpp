@@ -7,6 +7,7 @@
 #include "test/unit/autodiff/RandomPrograms.h"
 
 #include "analysis/MemoryPlan.h"
+#include "analysis/PeakOracle.h"
 #include "bench/MlpModel.h"
 #include "dialects/jx/JxSplit.h"
 #include "passes/Passes.h"
@@ -29,7 +30,10 @@ namespace {
 
 mlir::MLIRContext &loweringContext() {
   mlir::MLIRContext &ctx = context();
-  ctx.appendDialectRegistry(cotangent::host::loweringRegistry());
+  mlir::DialectRegistry registry;
+  mlir::cotangent::registerPeakOracle(registry); // for memory_budget
+  cotangent::host::loweringRegistry().appendTo(registry);
+  ctx.appendDialectRegistry(registry);
   ctx.loadAllAvailableDialects();
   return ctx;
 }
@@ -116,6 +120,8 @@ TEST_CASE("memory plan: predicted = measured for the traced MLP under each polic
       cotangent::policies::dots_saveable(),
       cotangent::policies::save_only_these_names(cotangent::bench::mlpLayerNames(config.layers)),
       cotangent::policies::min_residual_bytes(),
+      cotangent::policies::memory_budget(0.7),
+      cotangent::policies::memory_budget(40000),
   };
   for (const auto &policy : policies) {
     auto module = cotangent::bench::traceMlp(ctx, config, policy).takeModule();
