@@ -213,8 +213,8 @@ int benchBudget(mlir::MLIRContext &ctx) {
                                 .richActivation = richActivation};
   std::printf("memory_budget solve: MLP %u layers x %u, batch %u (one region per layer)\n",
               layers.getValue(), width.getValue(), batch.getValue());
-  std::printf("  %-9s %10s %10s %9s %12s %12s %14s %s\n", "budget", "MILP s", "solve s",
-              "predicted", "peak MiB", "budget MiB", "recomp GFLOP", "");
+  std::printf("  %-9s %10s %10s %9s %12s %12s %14s\n", "budget", "MILP s", "solve s",
+              "predicted", "peak MiB", "budget MiB", "recomp GFLOP");
   size_t candidates = 0;
   for (double fraction : {0.97, 0.93, 0.9}) {
     auto traced = bench::traceMlp(ctx, config, policies::memory_budget(fraction));
@@ -251,7 +251,9 @@ int benchBudget(mlir::MLIRContext &ctx) {
                 ("x" + std::to_string(fraction).substr(0, 4)).c_str(), schedule->milpSeconds,
                 schedule->seconds, schedule->schedulesChecked, schedule->peakBytes / 1048576.0,
                 schedule->budgetBytes / 1048576.0, schedule->recomputedFlops / 1e9,
-                schedule->optimal ? "(proven optimal)" : "(optimal under the working-set bound)");
+                schedule->optimal     ? "(proven optimal)"
+                : schedule->timedOut ? "(time limit: the best found)"
+                                     : "(optimal under the working-set bound)");
   }
   std::printf("  (budget: fraction of the peak without remat; MILP s: CBC alone; solve s: with "
               "the memory plan's predictions; %zu candidates per solve)\n",
