@@ -42,4 +42,34 @@ def JxPrintMemoryPlanPass : Pass<"jx-print-memory-plan", "mlir::ModuleOp"> {
   ];
 }
 
+def JxRematFrontierPass : Pass<"jx-remat-frontier", "mlir::ModuleOp"> {
+  let summary = "Print the (peak bytes, recomputed FLOPs) frontier of each split, with JAX's policies on it";
+  let description = [{
+    Runs after `--jx-vjp`, before `--jx-remat`. For every `@f_fwd`/`@f_bwd`
+    pair with remat regions, treats all its regions as one `memory_budget`
+    problem (`docs/remat-optimal.md`) and sweeps the budget down from the peak
+    without remat: each solve gives a schedule (its predicted peak and the
+    FLOPs the backward recomputes), and the next budget is one byte below that
+    peak, until none fits. The points are the frontier of the trade-off. The
+    named policies are placed on the same axes: each region's policy replaced
+    by one of them, rematerialized, its peak predicted by the memory plan and
+    its recomputed FLOPs counted. Prints JSON:
+
+    ```
+    [ { "split": "f", "no_remat_peak_bytes": 10240,
+        "frontier": [ { "budget_bytes": 10240, "peak_bytes": 10240, "recomputed_flops": 0 }, ... ],
+        "policies": [ { "policy": "nothing_saveable", "peak_bytes": 5120, ... }, ... ] } ]
+    ```
+
+    The IR is unchanged. Regions may not nest (as for `memory_budget`).
+  }];
+  let options = [
+    Option<"seconds", "seconds", "double", /*default=*/"2",
+           "Time each budget solve may take (the last one, below the smallest "
+           "peak, takes all of it to find that nothing fits)">,
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "Where to print (default: stdout)">
+  ];
+}
+
 #endif // COTANGENT_ANALYSIS_PASSES

@@ -190,6 +190,10 @@ FailureOr<MemoryBudgetProblem> MemoryBudgetProblem::build(func::FuncOp fwd, func
     problem.candidates.push_back(&op);
     problem.candidateFlops.push_back(estimateFlops(&op));
   }
+  auto module = fwd->getParentOfType<ModuleOp>();
+  if (!module || !lookupSplitPair(module, getSplitName({fwd, bwd})))
+    return emitError(problem.loc, "memory_budget: a budget region inside a scan or cond body is "
+                                  "not supported yet (the budget bounds the whole step)");
   if (!problem.oracle)
     return emitError(problem.loc,
                      "memory_budget: no peak oracle is registered on the jx dialect; the budget "
@@ -315,14 +319,16 @@ llvm::BitVector MemoryBudgetProblem::savedValues(const llvm::BitVector &effectiv
 int64_t MemoryBudgetProblem::lowerBound(const llvm::BitVector &effective,
                                         const PredictedPeak &saveAll, Bound bound) const {
   int64_t sum = fixedBytes(saveAll, bound);
-  for (int v : savedValues(effective).set_bits())
+  llvm::BitVector saved = savedValues(effective);
+  for (int v : saved.set_bits())
     sum += valueBytes[v];
   return sum;
 }
 
 FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budgetBytes,
                                                      std::optional<double> fraction,
-                                                     double seconds, bool prove) const {
+                                                     double seconds, bool prove,
+                                                     bool findSmallestPeak) const {
   auto start = std::chrono::steady_clock::now();
   const size_t n = candidates.size();
   BudgetSchedule result;
@@ -511,7 +517,7 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
   // No schedule fits: the smallest peak, in order of the proven bound, for
   // the diagnostic (exact unless time runs out).
   bool exact = false;
-  while (since(start) <= seconds) {
+  while (findSmallestPeak && since(start) <= seconds) {
     Answer answer = solveMilp(Bound::Proven, std::nullopt, true);
     if (answer.outcome == Milp::Outcome::Infeasible ||
         (answer.outcome == Milp::Outcome::Optimal &&

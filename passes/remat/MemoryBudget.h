@@ -107,10 +107,10 @@ public:
   /// under the tight bound; with `prove`, shown optimal under the proven
   /// one. Gives up after `seconds` (the best schedule found is kept, not
   /// called optimal). An infeasible budget is a diagnostic that names the
-  /// smallest peak.
+  /// smallest peak (searched for only if `findSmallestPeak`).
   FailureOr<BudgetSchedule> solve(std::optional<int64_t> budgetBytes,
                                   std::optional<double> fraction, double seconds,
-                                  bool prove = false) const;
+                                  bool prove = false, bool findSmallestPeak = true) const;
 
 private:
   MemoryBudgetProblem() = default;

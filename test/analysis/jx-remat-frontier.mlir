@@ -1,0 +1,58 @@
+// --jx-remat-frontier on two remat regions of a tanh MLP (16x16 f32): the
+// memory_budget sweep from the peak without remat (10240 bytes) down to the
+// smallest peak, each point one byte below the last, and JAX's named
+// policies on the same axes. At 9216 bytes the budget recomputes 512 FLOPs
+// where dots_saveable recomputes 2304 for the same peak.
+// RUN: cotangent-opt %s --jx-vjp --jx-remat-frontier -o /dev/null | FileCheck %s
+// RUN: not cotangent-opt %s --jx-remat-frontier -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOVJP
+
+// CHECK:      "frontier": [
+// CHECK:        "budget_bytes": 10240,
+// CHECK:        "peak_bytes": 10240,
+// CHECK-NEXT:   "recomputed_flops": 0,
+// CHECK:        "budget_bytes": 10239,
+// CHECK:        "peak_bytes": 9216,
+// CHECK-NEXT:   "recomputed_flops": 512,
+// CHECK:        "peak_bytes": 8192,
+// CHECK-NEXT:   "recomputed_flops": 9472,
+// CHECK:        "peak_bytes": 7168,
+// CHECK-NEXT:   "recomputed_flops": 17920,
+// CHECK:        "peak_bytes": 6144,
+// CHECK-NEXT:   "recomputed_flops": 26880,
+// CHECK:      ],
+// CHECK-NEXT: "no_remat_peak_bytes": 10240,
+// CHECK-NEXT: "policies": [
+// CHECK:        "peak_bytes": 10240,
+// CHECK-NEXT:   "policy": "everything_saveable",
+// CHECK-NEXT:   "recomputed_flops": 0
+// CHECK:        "peak_bytes": 6144,
+// CHECK-NEXT:   "policy": "nothing_saveable",
+// CHECK-NEXT:   "recomputed_flops": 26880
+// CHECK:        "peak_bytes": 9216,
+// CHECK-NEXT:   "policy": "dots_saveable",
+// CHECK-NEXT:   "recomputed_flops": 2304
+// CHECK:        "policy": "min_residual_bytes",
+// CHECK:      "split": "mlp"
+
+// NOVJP: error: --jx-remat-frontier: no forward/backward pair in the module; run --jx-vjp first
+
+func.func @mlp(%x: tensor<16x16xf32>, %w: tensor<16x16xf32>) -> tensor<f32> {
+  %r = jx.remat(%x, %w) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+      policy = #jx.policy<nothing_saveable> {
+  ^bb0(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>):
+    %0 = jx.dot_general %a, %b, contracting_dims = [1] x [0], batch_dims = [] x [] : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %1 = jx.tanh %0 : tensor<16x16xf32>
+    jx.yield %1 : tensor<16x16xf32>
+  }
+  %r2 = jx.remat(%r, %w) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<f32>
+      policy = #jx.policy<nothing_saveable> {
+  ^bb0(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>):
+    %2 = jx.dot_general %a, %b, contracting_dims = [1] x [0], batch_dims = [] x [] : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %3 = jx.tanh %2 : tensor<16x16xf32>
+    %4 = jx.dot_general %3, %b, contracting_dims = [1] x [0], batch_dims = [] x [] : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %5 = jx.tanh %4 : tensor<16x16xf32>
+    %6 = jx.reduce_sum %5, axes = [0, 1] : tensor<16x16xf32> -> tensor<f32>
+    jx.yield %6 : tensor<f32>
+  }
+  return %r2 : tensor<f32>
+}
