@@ -26,10 +26,11 @@
 
 #include "dialects/jx/JxSplit.h"
 #include "passes/SplitRewrite.h"
-#include "passes/autodiff/VjpComposition.h"
 #include "passes/remat/Remat.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <coin/Cbc_C_Interface.h>
@@ -286,16 +287,39 @@ RegionChoices MemoryBudgetProblem::choicesFor(const llvm::BitVector &rebuilt,
   return choices;
 }
 
+/// Leaves in `module` only `fwd`, `bwd` and the functions they call: the
+/// oracle lowers the whole module, and the primal and the composing
+/// functions are not the split.
+static void pruneToSplit(ModuleOp module, func::FuncOp fwd, func::FuncOp bwd) {
+  ForwardAttr forward = getForwardAttr(fwd);
+  fwd->setAttr(kForwardAttrName,
+               ForwardAttr::get(fwd->getContext(), FlatSymbolRefAttr(), forward.getBackward(),
+                                forward.getPrimalResults()));
+  llvm::SmallPtrSet<Operation *, 8> keep{fwd, bwd};
+  SmallVector<Operation *> work{fwd, bwd};
+  while (!work.empty()) {
+    Operation *fn = work.pop_back_val();
+    if (auto uses = SymbolTable::getSymbolUses(fn))
+      for (const SymbolTable::SymbolUse &use : *uses)
+        if (Operation *callee = SymbolTable::lookupNearestSymbolFrom(fn, use.getSymbolRef()))
+          if (keep.insert(callee).second)
+            work.push_back(callee);
+  }
+  for (Operation &op : llvm::make_early_inc_range(module.getBody()->getOperations()))
+    if (isa<func::FuncOp>(op) && !keep.contains(&op))
+      op.erase();
+}
+
 FailureOr<PredictedPeak> MemoryBudgetProblem::predict(const llvm::BitVector &rebuilt) const {
   auto module = fwd->getParentOfType<ModuleOp>();
   OwningOpRef<ModuleOp> clone = module.clone();
   auto cloneFwd = clone->lookupSymbol<func::FuncOp>(fwd.getSymName());
   auto cloneBwd = clone->lookupSymbol<func::FuncOp>(bwd.getSymName());
+  pruneToSplit(*clone, cloneFwd, cloneBwd);
   RegionChoices choices = choicesFor(rebuilt, cloneFwd);
   if (failed(applyRematPolicies(cloneFwd, cloneBwd, &choices)))
     return failure();
-  emitVjpFunctions(cloneFwd, cloneBwd); // the composition calls the new signatures
-  return oracle->predict(*clone, getSplitName({fwd, bwd}));
+  return oracle->predict(*clone, getSplitName({cloneFwd, cloneBwd}));
 }
 
 int64_t MemoryBudgetProblem::fixedBytes(const PredictedPeak &saveAll, Bound bound) const {
