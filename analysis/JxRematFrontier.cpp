@@ -74,14 +74,8 @@ struct JxRematFrontierPass : cotangent::impl::JxRematFrontierPassBase<JxRematFro
     auto pair = lookupSplitPair(*budgeted, name);
     setAllPolicies(pair->fwd, PolicyAttr::getBudgeted(ctx, PolicyKind::memory_budget,
                                                       FloatAttr::get(Float64Type::get(ctx), 1.0)));
-    SmallVector<int64_t> regions;
-    pair->fwd.walk([&](Operation *op) {
-      for (int64_t id : getRematRegions(op))
-        if (!llvm::is_contained(regions, id))
-          regions.push_back(id);
-    });
     FailureOr<MemoryBudgetProblem> problem =
-        MemoryBudgetProblem::build(pair->fwd, pair->bwd, regions);
+        MemoryBudgetProblem::build(pair->fwd, pair->bwd, getBudgetRegions(pair->fwd));
     if (failed(problem))
       return failure();
     FailureOr<PredictedPeak> noRemat = problem->predict(llvm::BitVector(problem->numCandidates()));

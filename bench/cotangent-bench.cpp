@@ -226,14 +226,8 @@ int benchBudget(mlir::MLIRContext &ctx) {
     auto pair = mlir::jx::lookupSplitPair(module, "mlp");
     if (!pair)
       return 1;
-    llvm::SmallVector<int64_t> regions;
-    pair->fwd.walk([&](mlir::Operation *op) {
-      if (auto scope = mlir::jx::getRematScope(op))
-        for (int64_t id : scope.getRegions())
-          if (!llvm::is_contained(regions, id))
-            regions.push_back(id);
-    });
-    auto problem = mlir::cotangent::MemoryBudgetProblem::build(pair->fwd, pair->bwd, regions);
+    auto problem = mlir::cotangent::MemoryBudgetProblem::build(
+        pair->fwd, pair->bwd, mlir::cotangent::getBudgetRegions(pair->fwd));
     if (failed(problem))
       return 1;
     candidates = problem->numCandidates();
@@ -247,8 +241,8 @@ int benchBudget(mlir::MLIRContext &ctx) {
       std::printf("  x%-8.2f %s\n", fraction, infeasible.c_str());
       continue;
     }
-    std::printf("  %-9s %10.3f %10.3f %9d %12.3f %12.3f %14.4g %s\n",
-                ("x" + std::to_string(fraction).substr(0, 4)).c_str(), schedule->milpSeconds,
+    std::printf("  x%-8.2f %10.3f %10.3f %9d %12.3f %12.3f %14.4g %s\n", fraction,
+                schedule->milpSeconds,
                 schedule->seconds, schedule->schedulesChecked, schedule->peakBytes / 1048576.0,
                 schedule->budgetBytes / 1048576.0, schedule->recomputedFlops / 1e9,
                 schedule->optimal     ? "(proven optimal)"

@@ -192,6 +192,13 @@ void mlir::jx::setResidualMemoryKind(SplitPair pair, unsigned index, StringRef m
                  makeResidual(ctx, onArg ? onArg.getRequestedBy() : ArrayAttr(), kind));
 }
 
+int64_t mlir::jx::getTensorBytes(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return 0;
+  return tensor.getNumElements() * std::max<int64_t>(1, tensor.getElementTypeBitWidth() / 8);
+}
+
 //===----------------------------------------------------------------------===//
 // Remat scopes
 //===----------------------------------------------------------------------===//

@@ -97,6 +97,10 @@ void stripJxAttributes(func::FuncOp fn);
 /// that asked for residual argument `index` of `bwd`; null if not recorded.
 ArrayAttr getRequestedBy(func::FuncOp bwd, unsigned index);
 
+/// The bytes a residual of `type` holds: elements times the element's bytes
+/// (an i1 takes one); 0 for what is not a statically shaped tensor.
+int64_t getTensorBytes(Type type);
+
 /// Records `stacks` (DenseI64ArrayAttrs) as the requesters of residual
 /// argument `index` of `bwd`.
 void setRequestedBy(func::FuncOp bwd, unsigned index, ArrayAttr stacks);

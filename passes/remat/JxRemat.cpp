@@ -203,29 +203,13 @@ LogicalResult Rematerializer::cutRegions(ValueRange residualValues) {
   FailureOr<MemoryBudgetProblem> problem = MemoryBudgetProblem::build(fwd, bwd, ids);
   if (failed(problem))
     return failure();
-  // Bytes and fractions together: the fraction's bytes are known once the
-  // peak without remat is; solve for the fraction, then check the bytes.
-  FailureOr<BudgetSchedule> schedule = problem->solve(bytes, bytes ? std::nullopt : fraction,
-                                                      budgetSeconds, budgetProof);
+  FailureOr<BudgetSchedule> schedule =
+      problem->solve(bytes, fraction, budgetSeconds, budgetProof);
   if (failed(schedule))
     return failure();
-  if (bytes && fraction) {
-    auto tighter = static_cast<int64_t>(*fraction * schedule->noRematPeakBytes);
-    if (tighter < *bytes) {
-      schedule = problem->solve(tighter, std::nullopt, budgetSeconds, budgetProof);
-      if (failed(schedule))
-        return failure();
-    }
-  }
   for (int64_t id : ids)
     cuts[id] = schedule->choices.lookup(id);
-  Operation *first = nullptr;
-  for (Operation &op : fwd.getBody().front())
-    if (llvm::any_of(getRematRegions(&op), [&](int64_t id) { return budgets.count(id); })) {
-      first = &op;
-      break;
-    }
-  InFlightDiagnostic remark = (first ? first->emitRemark() : fwd.emitRemark())
+  InFlightDiagnostic remark = emitRemark(problem->getLoc())
                               << "memory_budget: peak " << schedule->peakBytes << " of "
                               << schedule->budgetBytes << " bytes (" << schedule->noRematPeakBytes
                               << " without remat), recomputing " << schedule->recomputedFlops

@@ -52,13 +52,6 @@ int64_t elementsOf(Type type) {
   return shaped && shaped.hasStaticShape() ? shaped.getNumElements() : 0;
 }
 
-int64_t bytesOf(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.hasStaticShape())
-    return 0;
-  return type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-}
-
 /// Ops whose result may share its operand's buffer once lowered: their
 /// bytes are not counted in the lower bound (which must never exceed the peak).
 bool mayBeView(Operation *op) {
@@ -113,7 +106,6 @@ public:
     return Outcome::TimeLimit;
   }
   double value(int col) const { return Cbc_getColSolution(model)[col]; }
-  double bound() const { return Cbc_getBestPossibleObjValue(model); }
   bool hasSolution() const { return Cbc_bestSolution(model) != nullptr; }
 
 private:
@@ -158,6 +150,18 @@ int64_t mlir::cotangent::estimateFlops(Operation *op) {
   for (Value r : op->getResults())
     elements += elementsOf(r.getType());
   return elements;
+}
+
+llvm::SmallVector<int64_t> mlir::cotangent::getBudgetRegions(func::FuncOp fwd) {
+  llvm::SmallVector<int64_t> ids;
+  fwd.walk([&](Operation *op) {
+    if (RematScopeAttr scope = getRematScope(op))
+      for (auto [id, policy] : llvm::zip(scope.getRegions(), scope.getPolicies()))
+        if (getPolicySignature(policy.getKind()) == PolicySignature::Budget &&
+            !llvm::is_contained(ids, id))
+          ids.push_back(id);
+  });
+  return ids;
 }
 
 FailureOr<MemoryBudgetProblem> MemoryBudgetProblem::build(func::FuncOp fwd, func::FuncOp bwd,
@@ -207,8 +211,9 @@ FailureOr<MemoryBudgetProblem> MemoryBudgetProblem::build(func::FuncOp fwd, func
     if (fresh) {
       problem.values.push_back(v);
       Operation *def = v.getDefiningOp();
-      problem.valueBytes.push_back(def && (mayBeView(def) || mayFold(def)) ? 0 : bytesOf(v));
-      problem.fullBytes.push_back(bytesOf(v));
+      int64_t bytes = getTensorBytes(v.getType());
+      problem.valueBytes.push_back(def && (mayBeView(def) || mayFold(def)) ? 0 : bytes);
+      problem.fullBytes.push_back(bytes);
     }
     return it->second;
   };
@@ -361,19 +366,21 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
   if (failed(saveAll))
     return failure();
   result.noRematPeakBytes = saveAll->peakBytes;
-  result.budgetBytes =
-      budgetBytes ? *budgetBytes
-                  : static_cast<int64_t>(std::floor(*fraction * saveAll->peakBytes));
+  result.budgetBytes = std::numeric_limits<int64_t>::max();
+  if (budgetBytes)
+    result.budgetBytes = *budgetBytes;
+  if (fraction)
+    result.budgetBytes = std::min(
+        result.budgetBytes, static_cast<int64_t>(std::floor(*fraction * saveAll->peakBytes)));
   result.schedulesChecked = 1;
   std::optional<llvm::BitVector> best;
   int64_t bestPeak = 0, smallestPeak = saveAll->peakBytes;
-  auto finish = [&](bool optimal, int64_t bound) -> BudgetSchedule {
+  auto finish = [&](bool optimal) -> BudgetSchedule {
     result.rebuilt = *best;
     result.choices = choicesFor(*best, fwd);
     result.peakBytes = bestPeak;
     result.recomputedFlops = flops(*best);
     result.optimal = optimal;
-    result.flopsLowerBound = optimal ? result.recomputedFlops : bound;
     result.seconds = since(start);
     result.timedOut = result.seconds > seconds;
     return result;
@@ -381,7 +388,7 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
   if (saveAll->peakBytes <= result.budgetBytes) {
     best = none;
     bestPeak = saveAll->peakBytes;
-    return finish(true, 0);
+    return finish(true);
   }
 
   // The schedules the oracle rejected: (rebuilt, the producers of what it
@@ -408,7 +415,6 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
   struct Answer {
     Milp::Outcome outcome;
     llvm::BitVector schedule; ///< effective
-    int64_t flopsBound = 0;   ///< of every schedule the MILP still allows
   };
   auto solveMilp = [&](Bound bound, std::optional<int64_t> cutoff, bool byBytes) -> Answer {
     auto milpStart = std::chrono::steady_clock::now();
@@ -476,9 +482,6 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
       if (milp.value(r[o]) > 0.5)
         rebuilt.set(o);
     answer.schedule = effective(rebuilt);
-    answer.flopsBound = answer.outcome == Milp::Outcome::Optimal
-                            ? flops(answer.schedule)
-                            : static_cast<int64_t>(std::ceil(milp.bound() - 0.5));
     return answer;
   };
   // Checks a schedule with the oracle; keeps it if it fits and is cheaper.
@@ -504,17 +507,17 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
   // for schedules cheaper than the best found, until none is left.
   for (Bound bound : {Bound::Tight, Bound::Proven}) {
     if (bound == Bound::Proven && best && !prove)
-      return finish(false, 0);
+      return finish(false);
     while (since(start) <= seconds) {
       std::optional<int64_t> cutoff;
       if (best)
         cutoff = flops(*best) - 1;
       if (cutoff && *cutoff < 0) // nothing is cheaper than no FLOPs
-        return finish(true, 0);
+        return finish(true);
       Answer answer = solveMilp(bound, cutoff, false);
       if (answer.outcome == Milp::Outcome::Infeasible) {
         if (bound == Bound::Proven && best)
-          return finish(true, 0);
+          return finish(true);
         break;
       }
       FailureOr<bool> fits = check(answer.schedule);
@@ -527,7 +530,7 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
     }
   }
   if (best) // out of time
-    return finish(false, 0);
+    return finish(false);
 
   // Nothing found in time, or nothing fits: the schedule with the fewest
   // residuals is the fallback.
@@ -536,7 +539,7 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
   if (failed(fits))
     return failure();
   if (*fits)
-    return finish(false, 0);
+    return finish(false);
 
   // No schedule fits: the smallest peak, in order of the proven bound, for
   // the diagnostic (exact unless time runs out).

@@ -60,7 +60,6 @@ struct BudgetSchedule {
   int64_t peakBytes = 0;        ///< predicted for the schedule
   int64_t noRematPeakBytes = 0; ///< predicted with every value of the regions saved
   int64_t recomputedFlops = 0;
-  int64_t flopsLowerBound = 0;  ///< equals recomputedFlops when optimal
   /// Proven optimal (the proven bound ran out of cheaper schedules); else
   /// the cheapest schedule under the tight bound, or the best found in time.
   bool optimal = false;
@@ -80,6 +79,8 @@ public:
                                               llvm::ArrayRef<int64_t> regions);
 
   size_t numCandidates() const { return candidates.size(); }
+  /// Where the budget regions start (their first op), for diagnostics.
+  Location getLoc() const { return loc; }
   Operation *candidate(size_t i) const { return candidates[i]; }
   /// The ops the remat pass rebuilds when the regions save every value of
   /// the candidates not in `rebuilt` (the closure from what the backward reads).
@@ -103,7 +104,8 @@ public:
                      Bound bound = Bound::Proven) const;
 
   /// The schedule with the fewest recomputed FLOPs whose peak is at most
-  /// `budgetBytes` (or that fraction of the peak without remat), found
+  /// `budgetBytes` and that fraction of the peak without remat (either may
+  /// be absent, not both), found
   /// under the tight bound; with `prove`, shown optimal under the proven
   /// one. Gives up after `seconds` (the best schedule found is kept, not
   /// called optimal). An infeasible budget is a diagnostic that names the
@@ -140,6 +142,9 @@ private:
   std::vector<int> requested;
   std::vector<Edge> edges;
 };
+
+/// The ids of the memory_budget regions of `fwd`, in order of first appearance.
+llvm::SmallVector<int64_t> getBudgetRegions(func::FuncOp fwd);
 
 /// The FLOPs `op` performs (2 per multiply-add of a dot, 1 per element of
 /// elementwise ops and reductions, 0 for views and data movement).

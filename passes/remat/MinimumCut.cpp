@@ -14,6 +14,7 @@
 #include "passes/remat/MinimumCut.h"
 
 #include "dialects/jx/JxOps.h"
+#include "dialects/jx/JxSplit.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
@@ -44,13 +45,6 @@ using Graph = boost::adjacency_list<
                                     boost::property<boost::edge_reverse_t,
                                                     Traits::edge_descriptor>>>>;
 using Vertex = Traits::vertex_descriptor;
-
-int64_t bytesOf(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.hasStaticShape())
-    return 0;
-  return type.getNumElements() * std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-}
 
 class Network {
 public:
@@ -131,9 +125,9 @@ llvm::DenseSet<Value> mlir::cotangent::minimumResidualCut(const ResidualCutProbl
   int64_t infinite = 1;
   for (Operation &op : *problem.body)
     for (Value r : op.getResults())
-      infinite += bytesOf(r);
+      infinite += jx::getTensorBytes(r.getType());
   for (BlockArgument arg : problem.body->getArguments())
-    infinite += bytesOf(arg);
+    infinite += jx::getTensorBytes(arg.getType());
 
   // A value's nodes, made the first time it is seen: joined by its bytes,
   // and fed from the source when the backward cannot recompute it (a region
@@ -142,7 +136,7 @@ llvm::DenseSet<Value> mlir::cotangent::minimumResidualCut(const ResidualCutProbl
   auto split = [&](Value v) {
     auto [in, out] = net.nodes(v);
     if (seen.insert(v).second) {
-      net.addEdge(in, out, problem.savedAnyway(v) ? 0 : bytesOf(v));
+      net.addEdge(in, out, problem.savedAnyway(v) ? 0 : jx::getTensorBytes(v.getType()));
       Operation *def = v.getDefiningOp();
       if (!def || !problem.inRegion(def) || !problem.recomputable(def))
         net.addEdge(net.source, in, infinite);

@@ -37,12 +37,6 @@ std::string mlir::cotangent::shortTypeName(Type type) {
   return out;
 }
 
-static int64_t byteSize(Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  int64_t bits = tensor.getElementType().getIntOrFloatBitWidth();
-  return tensor.getNumElements() * (bits == 1 ? 1 : bits / 8);
-}
-
 std::string mlir::cotangent::describeLocation(Location loc) {
   std::string fn, file;
   loc->walk([&](Location l) {
@@ -89,7 +83,7 @@ FailureOr<std::vector<Residual>> mlir::cotangent::describeResiduals(func::FuncOp
     Value v = ret.getOperand(i);
     Residual r;
     r.type = shortTypeName(v.getType());
-    r.bytes = byteSize(v.getType());
+    r.bytes = jx::getTensorBytes(v.getType());
     r.memoryKind = jx::getResultMemoryKind(fwd, i).str();
     if (auto arg = dyn_cast<BlockArgument>(v)) {
       r.kind = Residual::Kind::Argument;

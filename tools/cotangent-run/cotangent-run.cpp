@@ -221,8 +221,7 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   // The memory plan is predicted before anything runs, on the same module.
   std::optional<mlir::cotangent::MemoryPlan> plan;
   if (split && pair) {
-    module->getContext()->appendDialectRegistry(::cotangent::host::loweringRegistry());
-    module->getContext()->loadAllAvailableDialects();
+    module->getContext()->loadAllAvailableDialects(); // registered in main
     auto plans = mlir::cotangent::predictMemoryPlans(*module, jx::getSplitName(*pair));
     if (failed(plans))
       return failure();

@@ -6,9 +6,9 @@
 // budget per program the chosen schedule is compiled and run on the CPU: the
 // measured peak equals the predicted one and fits the budget.
 #include "test/unit/autodiff/RandomPrograms.h"
+#include "test/unit/cpu/PlanningContext.h"
 
 #include "analysis/MemoryPlan.h"
-#include "analysis/PeakOracle.h"
 #include "dialects/jx/JxSplit.h"
 #include "passes/Passes.h"
 #include "passes/autodiff/VjpComposition.h"
@@ -30,28 +30,6 @@ using mlir::cotangent::BudgetSchedule;
 using mlir::cotangent::MemoryBudgetProblem;
 
 namespace {
-
-mlir::MLIRContext &budgetContext() {
-  mlir::MLIRContext &ctx = context();
-  mlir::DialectRegistry registry;
-  mlir::cotangent::registerPeakOracle(registry);
-  cotangent::host::loweringRegistry().appendTo(registry);
-  ctx.appendDialectRegistry(registry);
-  ctx.loadAllAvailableDialects();
-  return ctx;
-}
-
-/// The ids of the memory_budget regions of `fwd`.
-llvm::SmallVector<int64_t> budgetRegions(mlir::func::FuncOp fwd) {
-  llvm::SmallVector<int64_t> ids;
-  fwd.walk([&](mlir::Operation *op) {
-    if (auto scope = mlir::jx::getRematScope(op))
-      for (auto [id, policy] : llvm::zip(scope.getRegions(), scope.getPolicies()))
-        if (policy.getKind() == mlir::jx::PolicyKind::memory_budget && !llvm::is_contained(ids, id))
-          ids.push_back(id);
-  });
-  return ids;
-}
 
 struct Schedule {
   int64_t peak, flops;
@@ -85,7 +63,7 @@ int64_t measure(mlir::ModuleOp module, const MemoryBudgetProblem &problem,
 TEST_CASE("memory_budget: the fewest recomputed FLOPs of all schedules that fit, on 200 "
           "random programs",
           "[cpu][memory][budget][property]") {
-  mlir::MLIRContext &ctx = budgetContext();
+  mlir::MLIRContext &ctx = planningContext();
   constexpr int kPrograms = 200;
   constexpr size_t kMaxCandidates = 10;
   int programs = 0, budgetsChecked = 0, infeasibleChecked = 0, nontrivial = 0;
@@ -102,7 +80,7 @@ TEST_CASE("memory_budget: the fewest recomputed FLOPs of all schedules that fit,
     REQUIRE(mlir::succeeded(pm.run(*module)));
     auto pair = mlir::jx::lookupSplitPair(*module, "f");
     REQUIRE(pair);
-    auto problem = MemoryBudgetProblem::build(pair->fwd, pair->bwd, budgetRegions(pair->fwd));
+    auto problem = MemoryBudgetProblem::build(pair->fwd, pair->bwd, mlir::cotangent::getBudgetRegions(pair->fwd));
     REQUIRE(mlir::succeeded(problem));
     size_t n = problem->numCandidates();
     if (n == 0 || n > kMaxCandidates)
@@ -141,10 +119,9 @@ TEST_CASE("memory_budget: the fewest recomputed FLOPs of all schedules that fit,
       CHECK(problem->lowerBound(effective, *saveAll) <= s.peak);
       CHECK(problem->lowerBound(effective, *saveAll, MemoryBudgetProblem::Bound::Tight) <= s.peak);
     }
-    int64_t smallest = INT64_MAX, largest = 0;
+    int64_t smallest = INT64_MAX;
     for (const auto &[key, s] : schedules) {
       smallest = std::min(smallest, s.peak);
-      largest = std::max(largest, s.peak);
     }
     // Budgets: the smallest peak, the largest (nothing rebuilt), the ones in
     // between, one byte below each (so that the next cheaper schedule does

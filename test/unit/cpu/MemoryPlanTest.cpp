@@ -5,9 +5,9 @@
 // byte. Where a jx.cond makes the peak depend on the data, the measured peak
 // is one of the predicted paths' (between the smallest and the largest).
 #include "test/unit/autodiff/RandomPrograms.h"
+#include "test/unit/cpu/PlanningContext.h"
 
 #include "analysis/MemoryPlan.h"
-#include "analysis/PeakOracle.h"
 #include "bench/MlpModel.h"
 #include "dialects/jx/JxSplit.h"
 #include "passes/Passes.h"
@@ -27,16 +27,6 @@ using namespace randomprograms;
 using cotangent::interp::Tensor;
 
 namespace {
-
-mlir::MLIRContext &loweringContext() {
-  mlir::MLIRContext &ctx = context();
-  mlir::DialectRegistry registry;
-  mlir::cotangent::registerPeakOracle(registry); // for memory_budget
-  cotangent::host::loweringRegistry().appendTo(registry);
-  ctx.appendDialectRegistry(registry);
-  ctx.loadAllAvailableDialects();
-  return ctx;
-}
 
 Tensor ones(mlir::RankedTensorType type) {
   return Tensor::fromDoubles(type, std::vector<double>(type.getNumElements(), 1.0));
@@ -92,7 +82,7 @@ void vjpAndRemat(mlir::ModuleOp module) {
 
 TEST_CASE("memory plan: predicted = measured for the jx examples and GPU inputs",
           "[cpu][memory][plan]") {
-  mlir::MLIRContext &ctx = loweringContext();
+  mlir::MLIRContext &ctx = planningContext();
   int splits = 0;
   for (const char *dir : {COTANGENT_EXAMPLES_DIR, COTANGENT_GPU_INPUTS_DIR}) {
     for (const auto &entry : std::filesystem::directory_iterator(dir)) {
@@ -112,7 +102,7 @@ TEST_CASE("memory plan: predicted = measured for the jx examples and GPU inputs"
 
 TEST_CASE("memory plan: predicted = measured for the traced MLP under each policy",
           "[cpu][memory][plan]") {
-  mlir::MLIRContext &ctx = loweringContext();
+  mlir::MLIRContext &ctx = planningContext();
   const cotangent::bench::MlpConfig config{.layers = 3, .width = 32, .batch = 8, .richActivation = true};
   const std::vector<std::optional<cotangent::Policy>> policies = {
       std::nullopt,
@@ -132,7 +122,7 @@ TEST_CASE("memory plan: predicted = measured for the traced MLP under each polic
 
 TEST_CASE("memory plan: predicted = measured for random programs under every policy",
           "[cpu][memory][plan][property]") {
-  loweringContext();
+  planningContext();
   constexpr int kPrograms = 24;
   int splits = 0;
   for (int n = 0; n < kPrograms; ++n) {
