@@ -7,11 +7,12 @@
 //     residuals held in between) under each remat policy: median time,
 //     residual bytes, peak bytes, and their ratios to the no-checkpoint row;
 //     the rows are also written as JSON and drawn by tools/plot-policies.py;
-//  3. the memory_budget solve on the MLP (one budget region per layer) at
+//  3. the memory_budget solve on the MLP (one budget region per layer) and
+//     on a pre-LN transformer (bench/TransformerModel.h, one per block) at
 //     several fractions of the peak without remat: the MILP's time, the
 //     whole solve's (with the memory plan's predictions), the schedules
 //     predicted, the peak against the budget and the FLOPs recomputed.
-// Both programs are traced with the C++ API (tracer/). `--help` lists the
+// The programs are traced with the C++ API (tracer/). `--help` lists the
 // flags; sizes are flags, so a quick run is `--layers 2 --width 64`.
 //
 // OpenBLAS reads OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE when it loads; if
@@ -21,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "bench/MlpModel.h"
+#include "bench/TransformerModel.h"
 #include "bench/PlotScript.h"
 #include "bench/PolicyFigures.h"
 #include "tools/common/CommandLine.h"
@@ -35,6 +37,7 @@
 #include "mlir/Pass/PassManager.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cblas.h>
@@ -43,6 +46,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <random>
 #include <unistd.h>
@@ -64,7 +68,8 @@ cl::list<Benchmark, bool, tools::ChoiceParser<Benchmark>> benchmarks(
     cl::values(clEnumValN(Benchmark::Dot, "dot", "compiled dot_general against cblas_sgemm"),
                clEnumValN(Benchmark::Mlp, "mlp", "an MLP grad step under each remat policy"),
                clEnumValN(Benchmark::Budget, "budget",
-                          "the memory_budget solve on the MLP at several budgets")));
+                          "the memory_budget solve on the MLP and the transformer at "
+                          "several budgets")));
 tools::UnsignedOpt<1, 8192> dotSize(cl::cat(benchOptions), "dot-size", cl::init(1024),
                                     cl::desc("n of the n x n x n dot_general, 1 to 8192 "
                                              "(default 1024)"));
@@ -74,6 +79,14 @@ tools::UnsignedOpt<1, 8192> width(cl::cat(benchOptions), "width", cl::init(1024)
                                   cl::desc("MLP width, 1 to 8192 (default 1024)"));
 tools::UnsignedOpt<1, 8192> batch(cl::cat(benchOptions), "batch", cl::init(256),
                                   cl::desc("MLP batch size, 1 to 8192 (default 256)"));
+tools::UnsignedOpt<1, 256> blocks(cl::cat(benchOptions), "blocks", cl::init(4),
+                                  cl::desc("transformer blocks (budget solve), 1 to 256 "
+                                           "(default 4); its width is --width"));
+tools::UnsignedOpt<1, 8192> seq(cl::cat(benchOptions), "seq", cl::init(128),
+                                cl::desc("transformer tokens, 1 to 8192 (default 128)"));
+tools::UnsignedOpt<1, 256> heads(cl::cat(benchOptions), "heads", cl::init(4),
+                                 cl::desc("transformer heads, 1 to 256, dividing --width "
+                                          "(default 4)"));
 cl::opt<bool> richActivation(
     cl::cat(benchOptions), "sin-tanh", cl::init(false),
     cl::desc("layers of tanh(sin(d) * d) for d = h @ W (four saved activations per layer) "
@@ -201,29 +214,23 @@ int benchMlp(mlir::MLIRContext &ctx) {
   return 0;
 }
 
-/// The memory_budget solve on the MLP, one budget region per layer, solved
-/// together (as --jx-remat does) at several fractions of the unrematted peak.
-int benchBudget(mlir::MLIRContext &ctx) {
-  mlir::DialectRegistry registry;
-  mlir::cotangent::registerPeakOracle(registry);
-  host::loweringRegistry().appendTo(registry);
-  ctx.appendDialectRegistry(registry);
-  ctx.loadAllAvailableDialects();
-  const bench::MlpConfig config{.layers = layers, .width = width, .batch = batch,
-                                .richActivation = richActivation};
-  std::printf("memory_budget solve: MLP %u layers x %u, batch %u (one region per layer)\n",
-              layers.getValue(), width.getValue(), batch.getValue());
+/// The memory_budget solve on one traced model, one budget region per layer
+/// or block, solved together (as --jx-remat does) at several fractions of
+/// the peak without remat.
+int solveBudgets(mlir::MLIRContext &ctx, llvm::StringRef title, llvm::StringRef split,
+                 const std::function<Traced(const Policy &)> &traceUnder) {
+  std::printf("memory_budget solve: %s\n", title.str().c_str());
   std::printf("  %-9s %10s %10s %9s %12s %12s %14s\n", "budget", "MILP s", "solve s",
               "predicted", "peak MiB", "budget MiB", "recomp GFLOP");
   size_t candidates = 0;
   for (double fraction : {0.97, 0.93, 0.9}) {
-    auto traced = bench::traceMlp(ctx, config, policies::memory_budget(fraction));
+    Traced traced = traceUnder(policies::memory_budget(fraction));
     mlir::ModuleOp module = traced.module();
     mlir::PassManager pm(&ctx);
     pm.addPass(mlir::cotangent::createJxVjpPass());
     if (failed(pm.run(module)))
       return 1;
-    auto pair = mlir::jx::lookupSplitPair(module, "mlp");
+    auto pair = mlir::jx::lookupSplitPair(module, split);
     if (!pair)
       return 1;
     auto problem = mlir::cotangent::MemoryBudgetProblem::build(
@@ -255,6 +262,34 @@ int benchBudget(mlir::MLIRContext &ctx) {
   return 0;
 }
 
+/// The memory_budget solve on the MLP and on the transformer.
+int benchBudget(mlir::MLIRContext &ctx) {
+  mlir::DialectRegistry registry;
+  mlir::cotangent::registerPeakOracle(registry);
+  host::loweringRegistry().appendTo(registry);
+  ctx.appendDialectRegistry(registry);
+  ctx.loadAllAvailableDialects();
+  const bench::MlpConfig mlp{.layers = layers, .width = width, .batch = batch,
+                             .richActivation = richActivation};
+  const bench::TransformerConfig transformer{.blocks = blocks, .seq = seq, .width = width,
+                                             .heads = heads};
+  return solveBudgets(ctx,
+                      llvm::formatv("MLP {0} layers x {1}, batch {2} (one region per layer)",
+                                    mlp.layers, mlp.width, mlp.batch)
+                          .str(),
+                      "mlp",
+                      [&](const Policy &policy) { return bench::traceMlp(ctx, mlp, policy); }) ||
+         solveBudgets(ctx,
+                      llvm::formatv("transformer {0} blocks x {1}, {2} heads, {3} tokens (one "
+                                    "region per block)",
+                                    transformer.blocks, transformer.width, transformer.heads,
+                                    transformer.seq)
+                          .str(),
+                      "transformer", [&](const Policy &policy) {
+                        return bench::traceTransformer(ctx, transformer, policy);
+                      });
+}
+
 /// Unsets the OpenBLAS variables and re-executes; returns only on failure or
 /// when none was set.
 int reexecWithoutOpenBlasOverrides(char **argv) {
@@ -276,6 +311,11 @@ int reexecWithoutOpenBlasOverrides(char **argv) {
 
 /// What the parsers cannot check alone.
 bool validFlags() {
+  if (width % heads != 0) {
+    llvm::errs() << "cotangent-bench: --heads=" << heads << " does not divide --width=" << width
+                 << "\n";
+    return false;
+  }
   if (dataPath.empty()) {
     llvm::errs() << "cotangent-bench: for the --data option: expected a file name (the MLP "
                     "rows are always written)\n";

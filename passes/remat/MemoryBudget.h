@@ -25,10 +25,13 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <optional>
 
 namespace mlir::cotangent {
+
+class Milp;
 
 /// What a split holds when run, as predicted before it runs.
 struct PredictedPeak {
@@ -116,6 +119,26 @@ public:
 
 private:
   MemoryBudgetProblem() = default;
+  /// The columns addModel made: per candidate and per value, -1 where left out.
+  struct ModelColumns {
+    std::vector<int> rebuilt, saved;
+  };
+  /// Adds to `milp` the schedule's variables and rows (the file comment of
+  /// MemoryBudget.cpp) for the candidates `inScope` accepts: minimizing
+  /// FLOPs (or, `byBytes`, saved bytes) with the saved bytes at most
+  /// `capacity` when given. Costs are in flopUnit and byteUnit.
+  ModelColumns addModel(Milp &milp, llvm::function_ref<bool(int)> inScope, bool byBytes,
+                        std::optional<int64_t> capacity) const;
+  /// The schedule a solved model rebuilds, closed over what the backward reads.
+  llvm::BitVector readSchedule(const Milp &milp, const ModelColumns &columns) const;
+  /// The cheapest schedule whose saved bytes fit `capacity`, found region by
+  /// region (MemoryBudgetByRegion.cpp): each region's frontier of (saved
+  /// bytes, FLOPs), identical regions solved once, then combined exactly.
+  struct RegionSolve {
+    enum Status { Solved, Infeasible, Unavailable } status = Unavailable;
+    llvm::BitVector schedule;
+  };
+  RegionSolve solveByRegions(int64_t capacity, double seconds) const;
   /// The bytes no decision changes (C in MemoryBudget.cpp).
   int64_t fixedBytes(const PredictedPeak &saveAll, Bound bound) const;
   /// The values the schedule rebuilding `effective` saves.
@@ -133,11 +156,17 @@ private:
   Location loc = UnknownLoc();
   std::vector<Operation *> candidates;
   std::vector<int64_t> candidateFlops;
+  /// Per candidate, the position of its budget region in `regions`.
+  std::vector<int> candidateRegion;
+  /// The greatest common divisors of the FLOPs and of the bytes.
+  int64_t flopUnit = 1, byteUnit = 1;
   llvm::DenseMap<Operation *, int> candidateIndex;
   /// Values whose saving the schedule decides, with their bytes in the
   /// lower bound (0 for ops that may lower to views) and in full.
   std::vector<Value> values;
   std::vector<int64_t> valueBytes, fullBytes;
+  /// (view, root): saving the view keeps its root's bytes (see viewRoot).
+  std::vector<std::pair<int, int>> viewRoots;
   /// Values the backward reads straight from the regions' decisions.
   std::vector<int> requested;
   std::vector<Edge> edges;

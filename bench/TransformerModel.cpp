@@ -1,0 +1,70 @@
+//===- TransformerModel.cpp - a pre-LN transformer, traced under a policy -===//
+
+#include "bench/TransformerModel.h"
+
+#include <cmath>
+
+using namespace cotangent;
+
+namespace {
+
+/// Layer norm over the last axis, with a learned scale and shift.
+Tensor layerNorm(const Tensor &x, const Tensor &scale, const Tensor &shift) {
+  Tensor centred = x - np::mean(x, {-1}, /*keepdims=*/true);
+  Tensor variance = np::mean(centred * centred, {-1}, /*keepdims=*/true);
+  return centred * np::rsqrt(variance + 1e-6) * scale + shift;
+}
+
+/// GELU, tanh approximation (jax.nn.gelu's default).
+Tensor gelu(const Tensor &x) {
+  const double c = std::sqrt(2.0 / M_PI);
+  return 0.5 * x * (1.0 + np::tanh(c * (x + 0.044715 * x * x * x)));
+}
+
+/// Causal multi-head self-attention of x [seq, width].
+Tensor attention(const Tensor &x, const Tensor &wq, const Tensor &wk, const Tensor &wv,
+                 const Tensor &wo, int64_t heads) {
+  const int64_t seq = x.shape()[0], width = x.shape()[1], dh = width / heads;
+  auto split = [&](const Tensor &t) { // [seq, width] -> [heads, seq, dh]
+    return np::transpose(np::reshape(t, {seq, heads, dh}), {1, 0, 2});
+  };
+  Tensor q = split(np::dot(x, wq)), k = split(np::dot(x, wk)), v = split(np::dot(x, wv));
+  Tensor scores = np::matmul(q, np::transpose(k, {0, 2, 1})) / std::sqrt(double(dh));
+  Tensor positions = np::arange(seq);
+  Tensor causal = np::expand_dims(positions, {1}) >= np::expand_dims(positions, {0});
+  scores = np::where(causal, scores, -1e9);
+  Tensor e = np::exp(scores - np::max(scores, {-1}, /*keepdims=*/true));
+  Tensor probs = e / np::sum(e, {-1}, /*keepdims=*/true);
+  Tensor out = np::transpose(np::matmul(probs, v), {1, 0, 2}); // [seq, heads, dh]
+  return np::dot(np::reshape(out, {seq, width}), wo);
+}
+
+constexpr int kParamsPerBlock = 10;
+
+} // namespace
+
+Traced bench::traceTransformer(mlir::MLIRContext &ctx, const TransformerConfig &config,
+                               const std::optional<Policy> &policy) {
+  const int64_t heads = config.heads;
+  auto block = [heads](Tensor h, std::vector<Tensor> p) {
+    h = h + attention(layerNorm(h, p[0], p[1]), p[2], p[3], p[4], p[5], heads);
+    return h + np::dot(gelu(np::dot(layerNorm(h, p[6], p[7]), p[8])), p[9]);
+  };
+  auto model = [&](Tensor h, std::vector<Tensor> params) {
+    for (int64_t b = 0; b < config.blocks; ++b) {
+      std::vector<Tensor> p(params.begin() + b * kParamsPerBlock,
+                            params.begin() + (b + 1) * kParamsPerBlock);
+      h = policy ? checkpoint(block, {.policy = *policy})(h, p) : block(h, p);
+    }
+    return np::sum(h);
+  };
+  const int64_t w = config.width;
+  std::vector<Spec> params;
+  for (int64_t b = 0; b < config.blocks; ++b) {
+    for (const Shape &shape : std::vector<Shape>{{w}, {w}, {w, w}, {w, w}, {w, w}, {w, w},
+                                                 {w}, {w}, {w, 4 * w}, {4 * w, w}})
+      params.push_back(f32(shape));
+  }
+  const TraceOptions opts{.name = "transformer", .arg_names = {"x", "params"}, .context = &ctx};
+  return trace(opts, model, f32({config.seq, w}), params);
+}
