@@ -3,6 +3,7 @@
 #include "analysis/BufferSimulator.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -84,6 +85,8 @@ bool isView(Operation *op) {
 }
 
 constexpr int kMaxDepth = 64;
+/// Constant integer globals up to this many elements have tracked contents.
+constexpr int64_t kMaxTrackedGlobal = int64_t{1} << 22;
 constexpr int64_t kPointerStride = 4096;
 
 } // namespace
@@ -109,7 +112,7 @@ int BufferSimulator::allocate(Operation *op, MemRefType type, ArrayRef<int64_t> 
     n *= s;
   b.bytes = n * elementBytes(type.getElementType()).value_or(0);
   Type e = type.getElementType();
-  if (sizes.size() == 1 && (e.isIndex() || isa<IntegerType>(e)) && n <= 4096)
+  if (sizes.size() <= 1 && (e.isIndex() || isa<IntegerType>(e)) && n <= 4096)
     b.contents.assign(n, std::nullopt);
   bool counted = isa<memref::AllocOp>(op);
   b.counted = counted;
@@ -184,6 +187,8 @@ LogicalResult BufferSimulator::step(Operation *op, Env &env, int depth) {
     return stepControlFlow(op, env, depth);
   if (isa<memref::MemRefDialect>(op->getDialect()))
     return stepMemRef(op, env);
+  if (isa<linalg::LinalgOp>(op))
+    return stepLinalg(op, env);
   if (isa<arith::ArithDialect>(op->getDialect()))
     return stepArith(op, env);
   // Everything else computes on tensor data: its results are unknown.
@@ -307,12 +312,6 @@ LogicalResult BufferSimulator::stepMemRef(Operation *op, Env &env) {
     return b >= 0 && !blocks[b].contents.empty() && cast<MemRefType>(v.getType()).getRank() == 1 &&
            cast<MemRefType>(v.getType()).getLayout().isIdentity();
   };
-  auto index = [&](ValueRange indices) -> std::optional<int64_t> {
-    if (indices.size() != 1)
-      return std::nullopt;
-    return env.lookup(indices.front()).scalar;
-  };
-
   if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
     SmallVector<int64_t> sizes;
     auto dynamic = alloc.getDynamicSizes().begin();
@@ -347,8 +346,23 @@ LogicalResult BufferSimulator::stepMemRef(Operation *op, Env &env) {
     release(b);
     return success();
   }
+  if (auto sub = dyn_cast<memref::SubViewOp>(op)) {
+    SmallVector<std::optional<int64_t>> offsets;
+    auto dynamic = sub.getOffsets().begin();
+    for (int64_t o : sub.getStaticOffsets())
+      offsets.push_back(ShapedType::isDynamic(o) ? env.lookup(*dynamic++).scalar
+                                                 : std::optional<int64_t>(o));
+    env[sub.getResult()] = {blockOf(sub.getSource()), std::nullopt,
+                            elementIndex(sub.getSource(), offsets, env)};
+    return success();
+  }
   if (isView(op)) {
-    env[op->getResult(0)] = {blockOf(op->getOperand(0)), std::nullopt};
+    // Reshapes and casts keep the first element; the others forget it.
+    AbstractValue source = env.lookup(op->getOperand(0));
+    bool keepsStart = isa<memref::CastOp, memref::ExpandShapeOp, memref::CollapseShapeOp,
+                          memref::AssumeAlignmentOp, memref::MemorySpaceCastOp>(op);
+    env[op->getResult(0)] = {source.block, std::nullopt,
+                             keepsStart ? source.offset : std::nullopt};
     return success();
   }
   if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(op)) {
@@ -388,11 +402,10 @@ LogicalResult BufferSimulator::stepMemRef(Operation *op, Env &env) {
     return success();
   }
   if (auto load = dyn_cast<memref::LoadOp>(op)) {
-    if (!whole(load.getMemref()))
-      return success();
-    auto &contents = blocks[blockOf(load.getMemref())].contents;
-    if (auto i = index(load.getIndices()); i && *i >= 0 && *i < (int64_t)contents.size())
-      env[load.getResult()].scalar = contents[*i];
+    SmallVector<std::optional<int64_t>> indices;
+    for (Value i : load.getIndices())
+      indices.push_back(env.lookup(i).scalar);
+    env[load.getResult()].scalar = readElement(load.getMemref(), indices, env);
     return success();
   }
   if (auto store = dyn_cast<memref::StoreOp>(op)) {
@@ -400,9 +413,12 @@ LogicalResult BufferSimulator::stepMemRef(Operation *op, Env &env) {
     if (b < 0 || blocks[b].contents.empty())
       return success();
     auto &contents = blocks[b].contents;
-    std::optional<int64_t> i = index(store.getIndices());
-    if (whole(store.getMemref()) && i && *i >= 0 && *i < (int64_t)contents.size()) {
-      contents[*i] = env.lookup(store.getValue()).scalar;
+    SmallVector<std::optional<int64_t>> indices;
+    for (Value i : store.getIndices())
+      indices.push_back(env.lookup(i).scalar);
+    std::optional<int64_t> at = elementIndex(store.getMemref(), indices, env);
+    if (at && *at >= 0 && *at < (int64_t)contents.size()) {
+      contents[*at] = env.lookup(store.getValue()).scalar;
       return success();
     }
     std::fill(contents.begin(), contents.end(), std::nullopt);
@@ -413,15 +429,33 @@ LogicalResult BufferSimulator::stepMemRef(Operation *op, Env &env) {
     if (to < 0 || blocks[to].contents.empty())
       return success();
     int from = blockOf(copy.getSource());
-    if (whole(copy.getTarget()) && whole(copy.getSource()) &&
-        blocks[from].contents.size() == blocks[to].contents.size())
-      blocks[to].contents = blocks[from].contents;
+    auto &target = blocks[to].contents;
+    std::optional<int64_t> start = env.lookup(copy.getSource()).offset;
+    auto sourceType = cast<MemRefType>(copy.getSource().getType());
+    if (env.lookup(copy.getTarget()).offset == 0 && from >= 0 && start &&
+        !blocks[from].contents.empty() && sourceType.hasStaticShape() &&
+        sourceType.getNumElements() == static_cast<int64_t>(target.size()) &&
+        (sourceType.getRank() == 0 || (whole(copy.getTarget()) && whole(copy.getSource()))) &&
+        *start + static_cast<int64_t>(target.size()) <=
+            static_cast<int64_t>(blocks[from].contents.size()))
+      std::copy_n(blocks[from].contents.begin() + *start, target.size(), target.begin());
     else
       std::fill(blocks[to].contents.begin(), blocks[to].contents.end(), std::nullopt);
     return success();
   }
   if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
-    env[global.getResult()] = {external(global.getType()), std::nullopt};
+    int b = external(global.getType());
+    env[global.getResult()] = {b, std::nullopt};
+    // A constant integer table (a schedule) is read like data we know.
+    auto def = module.lookupSymbol<memref::GlobalOp>(global.getNameAttr());
+    auto init = def ? dyn_cast_if_present<DenseIntElementsAttr>(def.getInitialValueAttr())
+                    : DenseIntElementsAttr();
+    if (def && def.getConstant() && init && init.getNumElements() <= kMaxTrackedGlobal) {
+      auto &contents = blocks[b].contents;
+      contents.reserve(init.getNumElements());
+      for (const APInt &v : init.getValues<APInt>())
+        contents.push_back(normalize(v.getSExtValue(), init.getElementType()));
+    }
     return success();
   }
   for (Value r : op->getResults())
@@ -510,5 +544,69 @@ LogicalResult BufferSimulator::stepArith(Operation *op, Env &env) {
           .Default([](Operation *) { return std::nullopt; });
   if (out)
     set(*out);
+  return success();
+}
+
+std::optional<int64_t> BufferSimulator::elementIndex(Value v, ArrayRef<std::optional<int64_t>> indices,
+                                                     Env &env) {
+  AbstractValue view = env.lookup(v);
+  if (view.block < 0 || !view.offset || blocks[view.block].contents.empty())
+    return std::nullopt;
+  auto type = cast<MemRefType>(v.getType());
+  SmallVector<int64_t> strides;
+  int64_t layoutOffset;
+  if (failed(type.getStridesAndOffset(strides, layoutOffset)))
+    return std::nullopt;
+  int64_t at = *view.offset;
+  for (auto [i, stride] : llvm::zip(indices, strides)) {
+    if (!i || ShapedType::isDynamic(stride))
+      return std::nullopt;
+    at += *i * stride;
+  }
+  return at;
+}
+
+std::optional<int64_t> BufferSimulator::readElement(Value v, ArrayRef<std::optional<int64_t>> indices,
+                                                    Env &env) {
+  std::optional<int64_t> at = elementIndex(v, indices, env);
+  int b = env.lookup(v).block;
+  if (!at || *at < 0 || *at >= static_cast<int64_t>(blocks[b].contents.size()))
+    return std::nullopt;
+  return blocks[b].contents[*at];
+}
+
+LogicalResult BufferSimulator::stepLinalg(Operation *op, Env &env) {
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  auto forget = [&] {
+    for (OpOperand &init : linalgOp.getDpsInitsMutable()) {
+      int b = env.lookup(init.get()).block;
+      if (b >= 0)
+        std::fill(blocks[b].contents.begin(), blocks[b].contents.end(), std::nullopt);
+    }
+    return success();
+  };
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  auto zeroD = [](Value v) {
+    auto t = dyn_cast<MemRefType>(v.getType());
+    return t && t.getRank() == 0 && t.getElementType().isIntOrIndex();
+  };
+  if (!generic || !llvm::all_of(op->getOperands(), zeroD) ||
+      !llvm::all_of(generic.getBody()->without_terminator(),
+                    [](Operation &inner) { return isa<arith::ArithDialect>(inner.getDialect()); }))
+    return forget();
+  // One point: bind each block argument to its operand's element, run the body.
+  for (auto [arg, operand] : llvm::zip(generic.getBody()->getArguments(), op->getOperands()))
+    env[arg].scalar = readElement(operand, {}, env);
+  for (Operation &inner : generic.getBody()->without_terminator())
+    if (failed(stepArith(&inner, env)))
+      return failure();
+  for (auto [init, result] :
+       llvm::zip(generic.getDpsInits(), generic.getBody()->getTerminator()->getOperands())) {
+    std::optional<int64_t> at = elementIndex(init, {}, env);
+    int b = env.lookup(init).block;
+    if (!at || *at < 0 || *at >= static_cast<int64_t>(blocks[b].contents.size()))
+      continue;
+    blocks[b].contents[*at] = env.lookup(result).scalar;
+  }
   return success();
 }

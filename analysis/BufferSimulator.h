@@ -5,7 +5,9 @@
 // memref.dealloc frees one, views keep their block, and integer, index and
 // boolean values are computed exactly, including those stored in and loaded
 // from small memrefs (the deallocation pipeline's ownership flags and pointer
-// checks live there). Tensor data is unknown: a branch that depends on it is
+// checks live there), constant integer tables read at known offsets, and the
+// 0-d integer linalg.generics that compute on them (a revolve schedule's
+// dispatch). Tensor data is unknown: a branch that depends on it is
 // taken the way the next entry of `decisions` says, and counted.
 //
 //===----------------------------------------------------------------------===//
@@ -27,6 +29,8 @@ namespace mlir::cotangent {
 struct AbstractValue {
   int block = -1;                ///< for a memref: the block it views
   std::optional<int64_t> scalar; ///< for an integer, index or i1 value
+  /// For a memref: the element its view starts at in the block, if known.
+  std::optional<int64_t> offset = 0;
 };
 
 struct SimulatedBlock {
@@ -38,7 +42,8 @@ struct SimulatedBlock {
   std::string function;
   std::string role;
   SmallVector<int64_t> sizes;
-  /// Contents of a rank-1 integer/index/i1 block, element by element.
+  /// Contents of a small rank-0/1 integer/index/i1 block, or of a constant
+  /// integer global, element by element (row-major).
   std::vector<std::optional<int64_t>> contents;
 };
 
@@ -77,6 +82,12 @@ private:
   LogicalResult stepControlFlow(Operation *op, Env &env, int depth);
   LogicalResult stepMemRef(Operation *op, Env &env);
   LogicalResult stepArith(Operation *op, Env &env);
+  /// Evaluates a linalg op on 0-d integer buffers, or forgets what it writes.
+  LogicalResult stepLinalg(Operation *op, Env &env);
+  /// The tracked contents element `v`'s view holds at `indices`, if known.
+  std::optional<int64_t> readElement(Value v, ArrayRef<std::optional<int64_t>> indices, Env &env);
+  /// Where element `indices` of `v`'s view is in its block's contents.
+  std::optional<int64_t> elementIndex(Value v, ArrayRef<std::optional<int64_t>> indices, Env &env);
   bool decide();
   int allocate(Operation *op, MemRefType type, ArrayRef<int64_t> sizes);
   void record(int block, int64_t delta);

@@ -79,7 +79,9 @@ std::vector<Tensor> emitScan(const std::vector<Tensor> &carry, const std::vector
                                opts.reverse ? b.getUnitAttr() : UnitAttr(),
                                opts.checkpoint_lengths.empty()
                                    ? DenseI64ArrayAttr()
-                                   : b.getDenseI64ArrayAttr(opts.checkpoint_lengths));
+                                   : b.getDenseI64ArrayAttr(opts.checkpoint_lengths),
+                               opts.snapshots ? b.getI64IntegerAttr(*opts.snapshots)
+                                              : IntegerAttr());
   op.getBody().takeBody(*frame->region);
   s.verifyOrThrow(op, "scan", loc);
   std::vector<Tensor> out;

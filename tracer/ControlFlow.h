@@ -27,6 +27,9 @@ struct ScanOptions {
   /// A checkpoint schedule for differentiation (see jx.scan): nested chunk
   /// lengths whose product is the length, e.g. {25, 40} for 1000 iterations.
   std::vector<int64_t> checkpoint_lengths;
+  /// Or a binomial (revolve) schedule keeping at most this many carries:
+  /// the fewest re-run iterations for that memory (see jx.scan).
+  std::optional<int64_t> snapshots;
   /// Function name for the body's op locations (default: the enclosing one).
   std::string name;
 };

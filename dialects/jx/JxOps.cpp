@@ -259,6 +259,12 @@ LogicalResult ScanOp::verify() {
       return emitOpError() << "checkpoint_lengths multiply to " << product
                            << " but the scan length is " << getLength();
   }
+  if (auto snapshots = getSnapshots()) {
+    if (*snapshots < 1)
+      return emitOpError() << "snapshots must be at least 1, got " << *snapshots;
+    if (getCheckpointLengths())
+      return emitOpError() << "takes checkpoint_lengths or snapshots, not both";
+  }
   // Compared one at a time so that huge counts cannot overflow the sum.
   if (numConsts < 0 || numCarry < 0 || numConsts > numOperands ||
       numCarry > numOperands - numConsts)

@@ -441,6 +441,13 @@ def Jx_ScanOp : Jx_Op<"scan", [RecursiveMemoryEffects, IsolatedFromAbove, Single
     once per level: [sqrt(L), sqrt(L)] keeps O(sqrt L) carries, L's prime
     factors O(log L).
 
+    With `snapshots = s` (s >= 1), differentiation follows Griewank's
+    binomial (revolve) schedule instead: the backward holds at most `s`
+    saved carries (snapshots, the initial one included) and the tape of one
+    iteration, and re-runs the fewest iterations any schedule with `s`
+    snapshots can: r*L - C(s+r, s+1) for the least r with C(s+r, s) >= L
+    (`docs/remat-optimal.md`).
+
     ```mlir
     %c, %ys = jx.scan (%w, %h0, %xs) length = 3, consts = 1, carry = 1
         : (tensor<4x4xf32>, tensor<4xf32>, tensor<3x4xf32>) -> (tensor<4xf32>, tensor<3x4xf32>) {
@@ -454,7 +461,8 @@ def Jx_ScanOp : Jx_Op<"scan", [RecursiveMemoryEffects, IsolatedFromAbove, Single
   }];
   let arguments = (ins Variadic<Jx_Tensor>:$operands, Jx_I64Attr:$length,
                    Jx_I64Attr:$num_consts, Jx_I64Attr:$num_carry, UnitAttr:$reverse,
-                   OptionalAttr<DenseI64ArrayAttr>:$checkpoint_lengths);
+                   OptionalAttr<DenseI64ArrayAttr>:$checkpoint_lengths,
+                   OptionalAttr<I64Attr>:$snapshots);
   let results = (outs Variadic<Jx_Tensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{

@@ -99,9 +99,9 @@ private:
   ModuleOp module;
   bool compose;
   llvm::DenseSet<Value> active;
-  /// Region ops: their VJPs, and the forward ops that replaced them.
+  /// Region ops: their VJPs, and the forward values that replaced their results.
   llvm::DenseMap<Operation *, std::unique_ptr<ControlFlowVjp>> controlFlow;
-  llvm::DenseMap<Operation *, Operation *> replacedBy;
+  llvm::DenseMap<Operation *, SmallVector<Value>> replacedBy;
   SmallVector<Operation *> differentiated; // forward order
   llvm::DenseMap<Operation *, SmallVector<Value>> residualsOf;
   llvm::MapVector<Value, BlockArgument> residualArgs;
@@ -177,10 +177,10 @@ LogicalResult Differentiator::linearize(func::FuncOp fwd) {
     b.setInsertionPointAfter(op);
     if (auto vjp = makeControlFlowVjp(op, splitRegion)) {
       // The forward op computes the primal results too: it replaces `op`.
-      FailureOr<Operation *> forward = vjp->linearize(b, residualsOf[op]);
+      FailureOr<SmallVector<Value>> forward = vjp->linearize(b, residualsOf[op]);
       if (failed(forward))
         return failure();
-      for (auto [from, to] : llvm::zip(op->getResults(), (*forward)->getResults())) {
+      for (auto [from, to] : llvm::zip_equal(op->getResults(), *forward)) {
         if (active.contains(from))
           active.insert(to);
         from.replaceAllUsesWith(to);
@@ -265,10 +265,11 @@ void Differentiator::transpose(func::FuncOp fwd, func::FuncOp bwd) {
     cts[v] = jb.add(cts.lookup(v), block.getArgument(i));
   }
   for (Operation *op : llvm::reverse(differentiated)) {
-    Operation *forward = replacedBy.lookup(op) ? replacedBy.lookup(op) : op;
-    SmallVector<Value> outCts = llvm::map_to_vector(
-        forward->getResults().take_front(op->getNumResults()),
-        [&](Value r) { return cts.lookup(r); });
+    auto replaced = replacedBy.find(op);
+    ValueRange results =
+        replaced != replacedBy.end() ? ValueRange(replaced->second) : ValueRange(op->getResults());
+    SmallVector<Value> outCts =
+        llvm::map_to_vector(results, [&](Value r) { return cts.lookup(r); });
     if (llvm::all_of(outCts, [](Value v) { return !v; }))
       continue;
     JxBuilder jb(b, op->getLoc());

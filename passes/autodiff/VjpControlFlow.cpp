@@ -9,6 +9,7 @@
 
 #include "passes/autodiff/VjpControlFlow.h"
 #include "passes/autodiff/JxBuilder.h"
+#include "passes/autodiff/RegionSplit.h"
 #include "dialects/jx/JxSplit.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -25,63 +26,6 @@ namespace {
 
 RankedTensorType tensorType(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-RankedTensorType stacked(Type t, int64_t length) {
-  auto tensor = cast<RankedTensorType>(t);
-  SmallVector<int64_t> shape{length};
-  shape.append(tensor.getShape().begin(), tensor.getShape().end());
-  return tensor.clone(shape);
-}
-
-/// A private function with `region`'s block as its body (jx.yield -> return).
-func::FuncOp regionToFunction(Operation *op, Region &region, StringRef name) {
-  auto module = op->getParentOfType<ModuleOp>();
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  Block &block = region.front();
-  auto yield = cast<YieldOp>(block.getTerminator());
-  // A name free for the function and for the _fwd/_bwd split made from it.
-  std::string unique;
-  for (int i = 0;; ++i) {
-    unique = (name + "_" + Twine(i)).str();
-    if (llvm::none_of(std::initializer_list<std::string>{unique, unique + "_fwd", unique + "_bwd"},
-                      [&](const std::string &n) { return module.lookupSymbol(n); }))
-      break;
-  }
-  auto fn = func::FuncOp::create(b, op->getLoc(), unique,
-                                 b.getFunctionType(block.getArgumentTypes(), yield.getOperandTypes()));
-  fn.setPrivate();
-  Block *entry = fn.addEntryBlock();
-  IRMapping map;
-  map.map(block.getArguments(), entry->getArguments());
-  OpBuilder body = OpBuilder::atBlockEnd(entry);
-  for (Operation &inner : block.without_terminator())
-    body.clone(inner, map);
-  func::ReturnOp::create(body, yield.getLoc(),
-                         llvm::map_to_vector(yield.getOperands(), [&](Value v) { return map.lookup(v); }));
-  return fn;
-}
-
-/// Clones `fn`'s body (with its arguments mapped in `map`) at `b`; returns
-/// what it returns.
-SmallVector<Value> inlineBody(func::FuncOp fn, OpBuilder &b, IRMapping &map) {
-  Block &entry = fn.getBody().front();
-  for (Operation &op : entry.without_terminator())
-    stripRematScopes(b.clone(op, map));
-  return llvm::map_to_vector(entry.getTerminator()->getOperands(),
-                             [&](Value v) { return map.lookupOrDefault(v); });
-}
-
-ValueRange residualsOf(func::FuncOp fwd) {
-  return fwd.getBody().front().getTerminator()->getOperands().drop_front(numPrimalResults(fwd));
-}
-
-/// Erases the temporary functions of a region's split.
-void eraseSplit(ForwardBackward &split) {
-  for (func::FuncOp fn : {split.fwd, split.bwd})
-    if (fn)
-      fn.erase();
-  split = {};
-}
-
 //===----------------------------------------------------------------------===//
 // scan
 //===----------------------------------------------------------------------===//
@@ -91,7 +35,8 @@ public:
   ScanVjp(ScanOp scan, SplitRegionFn split) : scan(scan), split(std::move(split)) {}
   ~ScanVjp() override { eraseSplit(body); }
 
-  FailureOr<Operation *> linearize(OpBuilder &b, SmallVectorImpl<Value> &residuals) override;
+  FailureOr<SmallVector<Value>> linearize(OpBuilder &b,
+                                          SmallVectorImpl<Value> &residuals) override;
   SmallVector<Value> transpose(OpBuilder &b, ValueRange residuals, ArrayRef<Value> cts) override;
 
 private:
@@ -122,10 +67,9 @@ Value ScanVjp::hoist(Value v, OpBuilder &b, IRMapping &outside) {
   return outside.lookup(v);
 }
 
-FailureOr<Operation *> ScanVjp::linearize(OpBuilder &b, SmallVectorImpl<Value> &residuals) {
-  func::FuncOp temp = regionToFunction(scan, scan.getBody(), "scan_body");
-  FailureOr<ForwardBackward> halves = split(temp);
-  temp.erase();
+FailureOr<SmallVector<Value>> ScanVjp::linearize(OpBuilder &b, SmallVectorImpl<Value> &residuals) {
+  FailureOr<ForwardBackward> halves =
+      splitRegionAsFunction(scan, scan.getBody(), "scan_body", split);
   if (failed(halves))
     return failure();
   body = *halves;
@@ -166,10 +110,10 @@ FailureOr<Operation *> ScanVjp::linearize(OpBuilder &b, SmallVectorImpl<Value> &
 
   SmallVector<Type> resultTypes(scan.getResultTypes());
   for (Value v : yieldedInner)
-    resultTypes.push_back(stacked(v.getType(), length));
+    resultTypes.push_back(stackedType(v.getType(), length));
   auto forward = ScanOp::create(b, scan.getLoc(), resultTypes, scan.getOperands(), length,
                                 numConsts, numCarry, scan.getReverse(),
-                                /*checkpoint_lengths=*/nullptr);
+                                /*checkpoint_lengths=*/nullptr, /*snapshots=*/nullptr);
   forward->setDiscardableAttrs(scan->getDiscardableAttrDictionary());
   Block *block = b.createBlock(&forward.getBody(), {}, fb.getArgumentTypes(),
                                SmallVector<Location>(fb.getNumArguments(), scan.getLoc()));
@@ -187,7 +131,7 @@ FailureOr<Operation *> ScanVjp::linearize(OpBuilder &b, SmallVectorImpl<Value> &
   unsigned nextExtra = scan.getNumResults();
   for (Value v : stackedOuter)
     residuals.push_back(v ? v : forward.getResult(nextExtra++));
-  return forward.getOperation();
+  return SmallVector<Value>(forward.getResults().take_front(scan.getNumResults()));
 }
 
 SmallVector<Value> ScanVjp::transpose(OpBuilder &b, ValueRange residuals, ArrayRef<Value> cts) {
@@ -216,7 +160,7 @@ SmallVector<Value> ScanVjp::transpose(OpBuilder &b, ValueRange residuals, ArrayR
     resultTypes.push_back(v.getType());
   auto backward = ScanOp::create(b, scan.getLoc(), resultTypes, operands, length, numInvariant,
                                  numCarry + numConsts, !scan.getReverse(),
-                                 /*checkpoint_lengths=*/nullptr);
+                                 /*checkpoint_lengths=*/nullptr, /*snapshots=*/nullptr);
 
   SmallVector<Type> argTypes;
   for (Value v : ArrayRef<Value>(operands).take_front(numInvariant + numCarry + numConsts))
@@ -277,7 +221,8 @@ public:
       eraseSplit(s);
   }
 
-  FailureOr<Operation *> linearize(OpBuilder &b, SmallVectorImpl<Value> &residuals) override;
+  FailureOr<SmallVector<Value>> linearize(OpBuilder &b,
+                                          SmallVectorImpl<Value> &residuals) override;
   SmallVector<Value> transpose(OpBuilder &b, ValueRange residuals, ArrayRef<Value> cts) override;
 
 private:
@@ -290,12 +235,10 @@ private:
   SmallVector<Type> slotTypes;
 };
 
-FailureOr<Operation *> CondVjp::linearize(OpBuilder &b, SmallVectorImpl<Value> &residuals) {
+FailureOr<SmallVector<Value>> CondVjp::linearize(OpBuilder &b, SmallVectorImpl<Value> &residuals) {
   llvm::DenseMap<Type, SmallVector<unsigned>> slotsOfType;
   for (Region &region : cond.getBranches()) {
-    func::FuncOp temp = regionToFunction(cond, region, "cond_branch");
-    FailureOr<ForwardBackward> halves = split(temp);
-    temp.erase();
+    FailureOr<ForwardBackward> halves = splitRegionAsFunction(cond, region, "cond_branch", split);
     if (failed(halves))
       return failure();
     branches.push_back(*halves);
@@ -337,7 +280,7 @@ FailureOr<Operation *> CondVjp::linearize(OpBuilder &b, SmallVectorImpl<Value> &
   residuals.push_back(cond.getIndex());
   for (unsigned s = 0; s < slotTypes.size(); ++s)
     residuals.push_back(forward.getResult(cond.getNumResults() + s));
-  return forward.getOperation();
+  return SmallVector<Value>(forward.getResults().take_front(cond.getNumResults()));
 }
 
 SmallVector<Value> CondVjp::transpose(OpBuilder &b, ValueRange residuals, ArrayRef<Value> cts) {
@@ -370,6 +313,8 @@ SmallVector<Value> CondVjp::transpose(OpBuilder &b, ValueRange residuals, ArrayR
 
 std::unique_ptr<ControlFlowVjp> mlir::cotangent::makeControlFlowVjp(Operation *op,
                                                                    SplitRegionFn split) {
+  if (auto scan = dyn_cast<ScanOp>(op); scan && scan.getSnapshots())
+    return makeRevolveScanVjp(scan, std::move(split));
   if (auto scan = dyn_cast<ScanOp>(op))
     return std::make_unique<ScanVjp>(scan, std::move(split));
   if (auto cond = dyn_cast<CondOp>(op))

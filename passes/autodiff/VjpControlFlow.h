@@ -12,6 +12,7 @@
 //    backward is a scan in the opposite direction whose carry holds the
 //    carry's cotangent and the consts' accumulated cotangents, and whose xs
 //    are the stacked residuals and the ys' cotangents.
+//  - scan with `snapshots`: Griewank's binomial schedule (VjpScanRevolve.cpp).
 //  - cond: the branches share residual slots by type, as JAX joins them:
 //    the k-th residual of type T of any branch goes to T's k-th slot, so a
 //    cond keeps, per type, as many slots as its greediest branch needs, and
@@ -24,6 +25,7 @@
 #define COTANGENT_PASSES_AUTODIFF_VJPCONTROLFLOW_H
 
 #include "passes/autodiff/Differentiate.h"
+#include "dialects/jx/JxOps.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -38,9 +40,10 @@ using SplitRegionFn = std::function<FailureOr<ForwardBackward>(func::FuncOp)>;
 class ControlFlowVjp {
 public:
   virtual ~ControlFlowVjp();
-  /// Emits at `b` the forward op: the primal op's results first, then what
-  /// the backward needs; appends to `residuals` the values to save.
-  virtual FailureOr<Operation *> linearize(OpBuilder &b, SmallVectorImpl<Value> &residuals) = 0;
+  /// Emits at `b` the forward: returns the values that replace the primal
+  /// op's results and appends to `residuals` the values to save.
+  virtual FailureOr<SmallVector<Value>> linearize(OpBuilder &b,
+                                                  SmallVectorImpl<Value> &residuals) = 0;
   /// Emits at `b` the backward: operand cotangents (null: zero) from the
   /// saved `residuals` and the result cotangents `cts` (null: zero).
   virtual SmallVector<Value> transpose(OpBuilder &b, ValueRange residuals,
@@ -49,6 +52,9 @@ public:
 
 /// The VJP of `op` (a jx.scan or jx.cond), or null for other ops.
 std::unique_ptr<ControlFlowVjp> makeControlFlowVjp(Operation *op, SplitRegionFn split);
+
+/// The VJP of a scan with `snapshots` (VjpScanRevolve.cpp).
+std::unique_ptr<ControlFlowVjp> makeRevolveScanVjp(jx::ScanOp scan, SplitRegionFn split);
 
 } // namespace mlir::cotangent
 

@@ -98,7 +98,7 @@ void mlir::cotangent::expandCheckpointedScan(ScanOp scan) {
     chunkTypes.push_back(isCarry ? type : withLeading(type, {inner}, 1));
   }
   auto outerScan = ScanOp::create(b, loc, resultTypes, operands, outer, numConsts, numCarry,
-                                  scan.getReverse(), /*checkpoint_lengths=*/nullptr);
+                                  scan.getReverse(), /*checkpoint_lengths=*/nullptr, /*snapshots=*/nullptr);
   setScanSchedule(outerScan, lengths);
 
   // Outer body: (consts, carry, x chunk) -> remat { inner scan } -> yield.
@@ -114,7 +114,7 @@ void mlir::cotangent::expandCheckpointedScan(ScanOp scan) {
                                b.getBoolAttr(false));
   Block *rematBody = b.createBlock(&remat.getBody(), {}, argTypes, locs);
   auto innerScan = ScanOp::create(b, loc, chunkTypes, rematBody->getArguments(), inner, numConsts,
-                                  numCarry, scan.getReverse(), /*checkpoint_lengths=*/nullptr);
+                                  numCarry, scan.getReverse(), /*checkpoint_lengths=*/nullptr, /*snapshots=*/nullptr);
   if (lengths.size() > 2)
     innerScan.setCheckpointLengths(lengths.drop_front());
   IRMapping map;

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <unordered_map>
 #include <vector>
@@ -29,6 +30,9 @@ public:
   /// Runs `fn` on `args` after checking their count and types (and
   /// verifying `fn` the first time).
   Results callFunction(mlir::func::FuncOp fn, std::vector<Tensor> args);
+
+  /// When set, each op run is counted here by name.
+  llvm::StringMap<int64_t> *opsRun = nullptr;
 
 private:
   /// For each op of `block`, the values of the block whose last use (in the

@@ -66,6 +66,8 @@ Results Evaluator::evalRegion(Region &region, std::vector<Tensor> args) {
     Results results = evalOp(*this, op, operands);
     if (failed(results))
       return failure();
+    if (opsRun)
+      ++(*opsRun)[op.getName().getStringRef()];
     if (results->size() != op.getNumResults())
       return emitError(op.getLoc()) << "'" << op.getName() << "': interpreter produced " << results->size() << " results";
     if (auto dead = deaths.find(&op); dead != deaths.end())
@@ -120,6 +122,8 @@ llvm::FailureOr<std::vector<Tensor>> cotangent::interp::run(func::FuncOp fn,
     owned.assign(args.begin(), args.end());
   }
   Evaluator evaluator;
+  if (stats)
+    evaluator.opsRun = &stats->opsRun;
   Results results = evaluator.callFunction(fn, std::move(owned));
   if (stats) {
     stats->liveBytes = counter->liveBytes;

@@ -13,6 +13,7 @@
 #include "runtime/interpreter/Tensor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringMap.h"
 
 #include <vector>
 
@@ -39,6 +40,9 @@ struct MemoryStats {
   int64_t liveBytes = 0;
   /// The maximum of the live bytes over the run.
   int64_t peakBytes = 0;
+  /// How many times each op ran, by op name (ops in loop bodies count once
+  /// per trip): what tests of checkpoint schedules count recomputation by.
+  llvm::StringMap<int64_t> opsRun;
 };
 
 /// Runs `fn` on `args`. On a bad call (wrong count/types of args, unsupported

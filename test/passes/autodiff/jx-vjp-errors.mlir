@@ -31,3 +31,15 @@ func.func @h(%x: tensor<f32>) -> tensor<f32> {
   %0 = func.call @h(%x) : (tensor<f32>) -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+func.func @too_long(%h0: tensor<4xf32>, %xs: tensor<2000000x4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'jx.scan' op snapshots = 1: the binomial schedule of 2000000 iterations takes more than 4194304 actions; give more snapshots}}
+  %c = jx.scan(%h0, %xs) length = 2000000, consts = 0, carry = 1 : (tensor<4xf32>, tensor<2000000x4xf32>) -> tensor<4xf32> {
+  ^bb0(%h: tensor<4xf32>, %x: tensor<4xf32>):
+    %0 = jx.mul %h, %x : tensor<4xf32>
+    jx.yield %0 : tensor<4xf32>
+  } attributes {snapshots = 1 : i64}
+  return %c : tensor<4xf32>
+}

@@ -6,6 +6,8 @@
 #include "tracer/Autodiff.h"
 #include "passes/remat/ScanSchedule.h"
 
+#include "RandomTensor.h"
+
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -19,16 +21,6 @@ constexpr int64_t H = 4;
 constexpr int64_t kSteps = 400, kWidth = 16;
 
 Tensor layer(Tensor h, Tensor w) { return np::tanh(np::dot(w, h)); }
-
-interp::Tensor random(mlir::MLIRContext &ctx, std::vector<int64_t> shape, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> dist(-0.9, 0.9);
-  auto type = mlir::RankedTensorType::get(shape, mlir::Float64Type::get(&ctx));
-  std::vector<double> values(type.getNumElements());
-  for (double &v : values)
-    v = dist(rng);
-  return interp::Tensor::fromDoubles(type, values);
-}
 
 /// loss(ws, h0) = sum(h_L) with h_{i+1} = layer(h_i, ws[i]), as a scan.
 auto scanned(ScanOptions opts = {}, std::optional<Policy> bodyPolicy = std::nullopt) {
@@ -65,7 +57,7 @@ int64_t savedIntermediateBytes(const Split &s) {
 TEST_CASE("scan gradients equal the unrolled loop's and finite differences", "[scan][grad]") {
   mlir::MLIRContext ctx;
   const int64_t L = 6;
-  interp::Tensor ws = random(ctx, {L, H, H}, 1), h0 = random(ctx, {H}, 2);
+  interp::Tensor ws = randomTensor(ctx, {L, H, H}, 1), h0 = randomTensor(ctx, {H}, 2);
   auto unrolled = [](Tensor ws, Tensor h) {
     for (int64_t i = 0; i < L; ++i)
       h = layer(h, ws[i]);
@@ -92,7 +84,7 @@ TEST_CASE("scan gradients equal the unrolled loop's and finite differences", "[s
 TEST_CASE("checkpointed bodies and schedules leave gradients bit-identical", "[scan][remat]") {
   mlir::MLIRContext ctx;
   const int64_t L = 12;
-  interp::Tensor ws = random(ctx, {L, H, H}, 3), h0 = random(ctx, {H}, 4);
+  interp::Tensor ws = randomTensor(ctx, {L, H, H}, 3), h0 = randomTensor(ctx, {H}, 4);
   std::vector<interp::Tensor> plain = grad(scanned())(ws, h0);
   CHECK(identical(plain, grad(scanned({}, policies::nothing_saveable()))(ws, h0)));
   CHECK(identical(plain, grad(scanned({}, policies::dots_with_no_batch_dims_saveable()))(ws, h0)));
@@ -106,7 +98,7 @@ TEST_CASE("cond gradients follow the branch taken", "[cond][grad]") {
   auto f = [](Tensor p, Tensor x) {
     return np::sum(cond(p, [](Tensor v) { return np::sin(v); }, [](Tensor v) { return np::exp(v); }, x));
   };
-  interp::Tensor x = random(ctx, {H}, 5);
+  interp::Tensor x = randomTensor(ctx, {H}, 5);
   auto boolType = mlir::RankedTensorType::get({}, mlir::IntegerType::get(&ctx, 1));
   for (int taken : {0, 1}) {
     interp::Tensor p = interp::Tensor::fromInts(boolType, {taken});
@@ -155,7 +147,7 @@ TEST_CASE("peak memory in the interpreter: linear without remat, smaller with sc
   // that the per-iteration residuals, not the weights, dominate memory. Each
   // level of a schedule also holds an accumulator of the const's cotangent.
   mlir::MLIRContext ctx;
-  interp::Tensor w = random(ctx, {kWidth}, 6), h0 = random(ctx, {kWidth}, 7);
+  interp::Tensor w = randomTensor(ctx, {kWidth}, 6), h0 = randomTensor(ctx, {kWidth}, 7);
   auto recurrent = [](ScanOptions opts) {
     return [opts](Tensor w, Tensor h0) {
       auto body = [&](Tensor h, None) { return std::pair{np::tanh(h * w), None{}}; };

@@ -71,6 +71,21 @@ func.func @rnn(%w: tensor<4x4xf32>, %h0: tensor<4xf32>, %xs: tensor<3x4xf32>) ->
   %s = jx.reduce_sum %ys, axes = [0, 1] : tensor<3x4xf32> -> tensor<f32>
   return %s : tensor<f32>
 }
+func.func @rnn_revolve(%w: tensor<4x4xf32>, %h0: tensor<4xf32>, %xs: tensor<9x4xf32>) -> tensor<f32> {
+  %c, %ys = jx.scan (%w, %h0, %xs) length = 9, consts = 1, carry = 1 reverse
+      : (tensor<4x4xf32>, tensor<4xf32>, tensor<9x4xf32>) -> (tensor<4xf32>, tensor<9x4xf32>) {
+  ^bb0(%wi: tensor<4x4xf32>, %h: tensor<4xf32>, %x: tensor<4xf32>):
+    %0 = jx.dot_general %wi, %h, contracting_dims = [1] x [0], batch_dims = [] x [] : tensor<4x4xf32>, tensor<4xf32> -> tensor<4xf32>
+    %1 = jx.add %0, %x : tensor<4xf32>
+    %2 = jx.tanh %1 : tensor<4xf32>
+    %3 = jx.mul %2, %h : tensor<4xf32>
+    jx.yield %2, %3 : tensor<4xf32>, tensor<4xf32>
+  } attributes {snapshots = 2 : i64}
+  %s = jx.reduce_sum %ys, axes = [0, 1] : tensor<9x4xf32> -> tensor<f32>
+  %t = jx.reduce_sum %c, axes = [0] : tensor<4xf32> -> tensor<f32>
+  %r = jx.add %s, %t : tensor<f32>
+  return %r : tensor<f32>
+}
 )mlir";
 
 /// The forward of the split of @name.
@@ -103,7 +118,8 @@ TEST_CASE("CPU VJPs match the interpreter", "[cpu][vjp]") {
   auto compiled = cpu::CpuModule::compile(*module);
   REQUIRE(mlir::succeeded(compiled));
   for (const char *name : {"chain_vjp", "chain_value_and_grad", "shapes_vjp", "rnn_vjp",
-                           "rnn_value_and_grad", "chain_fwd"}) {
+                           "rnn_value_and_grad", "chain_fwd", "rnn_revolve_vjp",
+                           "rnn_revolve_value_and_grad"}) {
     {
       INFO("function " << name);
       auto fn = module->lookupSymbol<mlir::func::FuncOp>(name);
