@@ -444,17 +444,25 @@ LogicalResult BufferSimulator::stepMemRef(Operation *op, Env &env) {
     return success();
   }
   if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
-    int b = external(global.getType());
-    env[global.getResult()] = {b, std::nullopt};
-    // A constant integer table (a schedule) is read like data we know.
+    // A constant integer table (a schedule) is read like data we know; it
+    // never changes, so every read of it shares one block.
     auto def = module.lookupSymbol<memref::GlobalOp>(global.getNameAttr());
     auto init = def ? dyn_cast_if_present<DenseIntElementsAttr>(def.getInitialValueAttr())
                     : DenseIntElementsAttr();
-    if (def && def.getConstant() && init && init.getNumElements() <= kMaxTrackedGlobal) {
+    bool table = def && def.getConstant() && init && init.getNumElements() <= kMaxTrackedGlobal;
+    if (auto known = table ? constantGlobals.find(def) : constantGlobals.end();
+        known != constantGlobals.end()) {
+      env[global.getResult()] = {known->second, std::nullopt};
+      return success();
+    }
+    int b = external(global.getType());
+    env[global.getResult()] = {b, std::nullopt};
+    if (table) {
       auto &contents = blocks[b].contents;
       contents.reserve(init.getNumElements());
       for (const APInt &v : init.getValues<APInt>())
         contents.push_back(normalize(v.getSExtValue(), init.getElementType()));
+      constantGlobals[def] = b;
     }
     return success();
   }

@@ -93,6 +93,8 @@ private:
   void record(int block, int64_t delta);
 
   ModuleOp module;
+  /// The block of each constant global read so far: its contents are built once.
+  llvm::DenseMap<Operation *, int> constantGlobals;
   std::vector<bool> decisions;
   std::string function;
 };

@@ -152,8 +152,6 @@ private:
   int64_t length, snapshots;
   SmallVector<Source> sources;
   SmallVector<Type> tapeTypes;
-  SmallVector<RevolveAction> actions;
-  size_t firstReverse = 0;
   /// The backward loop's table (after the first reverse), Advance(n) as n trips.
   SmallVector<int32_t> codes;
 };
@@ -187,11 +185,11 @@ FailureOr<SmallVector<Value>> RevolveScanVjp::linearize(OpBuilder &b,
     return scan.emitOpError() << "snapshots = " << snapshots << ": the binomial schedule of "
                               << length << " iterations takes more than " << kMaxActions
                               << " actions; give more snapshots";
-  actions = std::move(*schedule);
-  firstReverse = llvm::find_if(actions, [](const RevolveAction &a) {
+  ArrayRef<RevolveAction> actions = *schedule;
+  size_t firstReverse = llvm::find_if(actions, [](const RevolveAction &a) {
                    return a.kind == RevolveAction::Reverse;
                  }) - actions.begin();
-  for (const RevolveAction &a : ArrayRef<RevolveAction>(actions).drop_front(firstReverse + 1)) {
+  for (const RevolveAction &a : actions.drop_front(firstReverse + 1)) {
     if (a.kind == RevolveAction::Advance)
       codes.append(a.count, RevolveAction::Advance);
     else if (a.kind == RevolveAction::Save)
@@ -230,7 +228,7 @@ FailureOr<SmallVector<Value>> RevolveScanVjp::linearize(OpBuilder &b,
   // The sweep's slot for each iteration's incoming carry, in xs order.
   SmallVector<int32_t> slotOf(length, static_cast<int32_t>(snapshots));
   int64_t position = 0;
-  for (const RevolveAction &a : ArrayRef<RevolveAction>(actions).take_front(firstReverse)) {
+  for (const RevolveAction &a : actions.take_front(firstReverse)) {
     if (a.kind == RevolveAction::Advance)
       position += a.count;
     else if (a.kind == RevolveAction::Save)
