@@ -31,6 +31,10 @@ using namespace mlir::jx;
 
 namespace {
 
+/// Hundreds of budgets are solved: each stops looking below its first
+/// schedule that fits after this many rejected ones (marked search_stopped).
+constexpr int kMaxRejections = 4;
+
 /// The policies placed on the frontier: JAX's that take no arguments, and
 /// the minimum cuts.
 constexpr PolicyKind kPlacedPolicies[] = {
@@ -88,14 +92,16 @@ struct JxRematFrontierPass : cotangent::impl::JxRematFrontierPassBase<JxRematFro
       ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
       FailureOr<BudgetSchedule> schedule = problem->solve(budget, std::nullopt, seconds,
                                                         /*prove=*/false,
-                                                        /*findSmallestPeak=*/false);
+                                                        /*findSmallestPeak=*/false,
+                                                        kMaxRejections);
       if (failed(schedule))
         break;
       frontier.push_back(llvm::json::Object{{"budget_bytes", budget},
                                             {"peak_bytes", schedule->peakBytes},
                                             {"recomputed_flops", schedule->recomputedFlops},
                                             {"optimal", schedule->optimal},
-                                            {"timed_out", schedule->timedOut}});
+                                            {"timed_out", schedule->timedOut},
+                                            {"search_stopped", schedule->searchStopped}});
       budget = schedule->peakBytes - 1;
     }
 

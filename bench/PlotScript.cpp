@@ -1,8 +1,8 @@
-//===- PlotScript.cpp - draw the policy plot with tools/plot-policies.py --===//
+//===- PlotScript.cpp - draw a plot with a script in tools/ ---------------===//
 //
-// The script's location and the build directory are compiled in
-// (COTANGENT_PLOT_SCRIPT, COTANGENT_BUILD_DIR; see bench/CMakeLists.txt).
-// The script itself explains a missing matplotlib (exit code 3, see
+// The scripts' folder and the build directory are compiled in
+// (COTANGENT_TOOLS_DIR, COTANGENT_BUILD_DIR; see bench/CMakeLists.txt).
+// The scripts themselves explain a missing matplotlib (exit code 3, see
 // kMissingMatplotlib), so the hint is written in one place.
 //
 //===----------------------------------------------------------------------===//
@@ -18,7 +18,7 @@
 using namespace cotangent;
 
 namespace {
-/// tools/plot-policies.py's exit code when `import matplotlib` fails.
+/// The scripts' exit code when `import matplotlib` fails.
 constexpr int kMissingMatplotlib = 3;
 } // namespace
 
@@ -28,9 +28,11 @@ std::string bench::inBuildDir(llvm::StringRef file) {
   return path.str().str();
 }
 
-llvm::LogicalResult bench::drawPolicyPlot(llvm::StringRef data, llvm::StringRef image,
-                                          std::ostream &os) {
-  const llvm::StringRef script = COTANGENT_PLOT_SCRIPT;
+llvm::LogicalResult bench::drawPlot(Plot plot, llvm::StringRef data, llvm::StringRef image,
+                                    std::ostream &os, llvm::ArrayRef<llvm::StringRef> extra) {
+  llvm::SmallString<256> path(COTANGENT_TOOLS_DIR);
+  llvm::sys::path::append(path, plot == Plot::Policies ? "plot-policies.py" : "plot-frontier.py");
+  const llvm::StringRef script = path;
   auto python = llvm::sys::findProgramByName("python3");
   if (!python) {
     os << "plot: not drawn, python3 is not installed; install python3 and matplotlib\n"
@@ -42,7 +44,8 @@ llvm::LogicalResult bench::drawPolicyPlot(llvm::StringRef data, llvm::StringRef 
   os.flush();
   std::fflush(stdout);
   std::string error;
-  llvm::StringRef argv[] = {*python, script, data, "-o", image};
+  llvm::SmallVector<llvm::StringRef> argv{*python, script, data, "-o", image};
+  argv.append(extra.begin(), extra.end());
   int code = llvm::sys::ExecuteAndWait(*python, argv, /*Env=*/std::nullopt, /*Redirects=*/{},
                                        /*SecondsToWait=*/0, /*MemoryLimit=*/0, &error);
   if (code == kMissingMatplotlib)

@@ -11,7 +11,10 @@
 //     on a pre-LN transformer (bench/TransformerModel.h, one per block) at
 //     several fractions of the peak without remat: the MILP's time, the
 //     whole solve's (with the memory plan's predictions), the schedules
-//     predicted, the peak against the budget and the FLOPs recomputed.
+//     predicted, the peak against the budget and the FLOPs recomputed;
+//  4. (only when asked for) the frontier of both models, --jx-remat-frontier:
+//     every peak's fewest recomputed FLOPs and JAX's policies on the same
+//     axes, written as JSON and drawn by tools/plot-frontier.py.
 // The programs are traced with the C++ API (tracer/). `--help` lists the
 // flags; sizes are flags, so a quick run is `--layers 2 --width 64`.
 //
@@ -28,6 +31,7 @@
 #include "tools/common/CommandLine.h"
 #include "tracer/Autodiff.h"
 
+#include "analysis/AnalysisPasses.h"
 #include "analysis/PeakOracle.h"
 #include "dialects/jx/JxSplit.h"
 #include "passes/Passes.h"
@@ -38,6 +42,8 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cblas.h>
@@ -56,7 +62,7 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class Benchmark { Dot, Mlp, Budget };
+enum class Benchmark { Dot, Mlp, Budget, Frontier };
 
 /// Only the bench's own flags show in --help (libLLVM registers hundreds).
 /// Sizes have ranges: zero would divide by zero or measure nothing, and the
@@ -69,7 +75,10 @@ cl::list<Benchmark, bool, tools::ChoiceParser<Benchmark>> benchmarks(
                clEnumValN(Benchmark::Mlp, "mlp", "an MLP grad step under each remat policy"),
                clEnumValN(Benchmark::Budget, "budget",
                           "the memory_budget solve on the MLP and the transformer at "
-                          "several budgets")));
+                          "several budgets"),
+               clEnumValN(Benchmark::Frontier, "frontier",
+                          "the (peak, recomputed FLOPs) frontier of the MLP and the "
+                          "transformer, with JAX's policies on it (not run by default)")));
 tools::UnsignedOpt<1, 8192> dotSize(cl::cat(benchOptions), "dot-size", cl::init(1024),
                                     cl::desc("n of the n x n x n dot_general, 1 to 8192 "
                                              "(default 1024)"));
@@ -160,9 +169,16 @@ int benchDot(mlir::MLIRContext &ctx) {
   return 0;
 }
 
+/// The models the flags describe.
+bench::MlpConfig mlpConfig() {
+  return {.layers = layers, .width = width, .batch = batch, .richActivation = richActivation};
+}
+bench::TransformerConfig transformerConfig() {
+  return {.blocks = blocks, .seq = seq, .width = width, .heads = heads};
+}
+
 int benchMlp(mlir::MLIRContext &ctx) {
-  const bench::MlpConfig config{
-      .layers = layers, .width = width, .batch = batch, .richActivation = richActivation};
+  const bench::MlpConfig config = mlpConfig();
   const std::vector<std::string> names = bench::mlpLayerNames(config.layers);
   struct Row {
     const char *label;
@@ -209,7 +225,7 @@ int benchMlp(mlir::MLIRContext &ctx) {
     return 1;
   }
   std::printf("  data: %s\n", dataPath.c_str());
-  if (!plotPath.empty() && failed(bench::drawPolicyPlot(dataPath, plotPath, std::cout)))
+  if (!plotPath.empty() && failed(bench::drawPlot(bench::Plot::Policies, dataPath, plotPath, std::cout)))
     return 1;
   return 0;
 }
@@ -220,7 +236,7 @@ int benchMlp(mlir::MLIRContext &ctx) {
 int solveBudgets(mlir::MLIRContext &ctx, llvm::StringRef title, llvm::StringRef split,
                  const std::function<Traced(const Policy &)> &traceUnder) {
   std::printf("memory_budget solve: %s\n", title.str().c_str());
-  std::printf("  %-9s %10s %10s %9s %12s %12s %14s\n", "budget", "MILP s", "solve s",
+  std::printf("  %-9s %10s %10s %9s %12s %12s %14s\n", "budget", "model s", "solve s",
               "predicted", "peak MiB", "budget MiB", "recomp GFLOP");
   size_t candidates = 0;
   for (double fraction : {0.97, 0.93, 0.9}) {
@@ -249,14 +265,15 @@ int solveBudgets(mlir::MLIRContext &ctx, llvm::StringRef title, llvm::StringRef 
       continue;
     }
     std::printf("  x%-8.2f %10.3f %10.3f %9d %12.3f %12.3f %14.4g %s\n", fraction,
-                schedule->milpSeconds,
+                schedule->modelSeconds,
                 schedule->seconds, schedule->schedulesChecked, schedule->peakBytes / 1048576.0,
                 schedule->budgetBytes / 1048576.0, schedule->recomputedFlops / 1e9,
                 schedule->optimal     ? "(proven optimal)"
                 : schedule->timedOut ? "(time limit: the best found)"
+                : schedule->searchStopped ? "(the best found: the working-set bound missed)"
                                      : "(optimal under the working-set bound)");
   }
-  std::printf("  (budget: fraction of the peak without remat; MILP s: CBC alone; solve s: with "
+  std::printf("  (budget: fraction of the peak without remat; model s: elimination or CBC alone; solve s: with "
               "the memory plan's predictions; %zu candidates per solve)\n",
               candidates);
   return 0;
@@ -264,15 +281,8 @@ int solveBudgets(mlir::MLIRContext &ctx, llvm::StringRef title, llvm::StringRef 
 
 /// The memory_budget solve on the MLP and on the transformer.
 int benchBudget(mlir::MLIRContext &ctx) {
-  mlir::DialectRegistry registry;
-  mlir::cotangent::registerPeakOracle(registry);
-  host::loweringRegistry().appendTo(registry);
-  ctx.appendDialectRegistry(registry);
-  ctx.loadAllAvailableDialects();
-  const bench::MlpConfig mlp{.layers = layers, .width = width, .batch = batch,
-                             .richActivation = richActivation};
-  const bench::TransformerConfig transformer{.blocks = blocks, .seq = seq, .width = width,
-                                             .heads = heads};
+  const bench::MlpConfig mlp = mlpConfig();
+  const bench::TransformerConfig transformer = transformerConfig();
   return solveBudgets(ctx,
                       llvm::formatv("MLP {0} layers x {1}, batch {2} (one region per layer)",
                                     mlp.layers, mlp.width, mlp.batch)
@@ -288,6 +298,87 @@ int benchBudget(mlir::MLIRContext &ctx) {
                       "transformer", [&](const Policy &policy) {
                         return bench::traceTransformer(ctx, transformer, policy);
                       });
+}
+
+/// The frontier of one traced model (--jx-remat-frontier): written as JSON
+/// next to the build, summed up here (per named policy, the FLOPs the budget
+/// recomputes at that policy's peak), and drawn.
+int sweepFrontier(mlir::MLIRContext &ctx, llvm::StringRef title, llvm::StringRef stem,
+                  const std::function<Traced(const Policy &)> &traceUnder) {
+  std::printf("remat frontier: %s\n", title.str().c_str());
+  Traced traced = traceUnder(policies::nothing_saveable());
+  mlir::ModuleOp module = traced.module();
+  const std::string data = bench::inBuildDir(("cotangent-bench-frontier-" + stem + ".json").str());
+  mlir::PassManager pm(&ctx);
+  pm.addPass(mlir::cotangent::createJxVjpPass());
+  pm.addPass(mlir::cotangent::createJxRematFrontierPass({.seconds = 2, .output = data}));
+  auto start = std::chrono::steady_clock::now();
+  if (failed(pm.run(module)))
+    return 1;
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  auto buffer = llvm::MemoryBuffer::getFile(data);
+  llvm::Expected<llvm::json::Value> json =
+      buffer ? llvm::json::parse((*buffer)->getBuffer())
+             : llvm::Expected<llvm::json::Value>(llvm::errorCodeToError(buffer.getError()));
+  if (!json) {
+    llvm::errs() << "cotangent-bench: " << data << ": " << llvm::toString(json.takeError())
+                 << "\n";
+    return 1;
+  }
+  for (const llvm::json::Value &split : *json->getAsArray()) {
+    const llvm::json::Object &object = *split.getAsObject();
+    const llvm::json::Array &frontier = *object.getArray("frontier");
+    std::printf("  split %s: %zu schedules on the frontier, swept in %.1f s\n",
+                object.getString("split")->str().c_str(), frontier.size(), seconds);
+    std::printf("  %-52s %10s %14s %14s %8s\n", "policy", "peak MiB", "recomp GFLOP",
+                "budget GFLOP", "ratio");
+    for (const llvm::json::Value &placed : *object.getArray("policies")) {
+      const llvm::json::Object &policy = *placed.getAsObject();
+      int64_t peak = *policy.getInteger("peak_bytes");
+      int64_t flops = *policy.getInteger("recomputed_flops");
+      // The frontier's fewest FLOPs at that peak or below.
+      std::optional<int64_t> best;
+      for (const llvm::json::Value &point : frontier) {
+        const llvm::json::Object &p = *point.getAsObject();
+        if (*p.getInteger("peak_bytes") <= peak)
+          best = std::min(best.value_or(INT64_MAX), *p.getInteger("recomputed_flops"));
+      }
+      char budgetFlops[32] = "-", ratio[32] = "-";
+      if (best)
+        std::snprintf(budgetFlops, sizeof budgetFlops, "%.4g", *best / 1e9);
+      if (best && *best > 0)
+        std::snprintf(ratio, sizeof ratio, "%.2f", double(flops) / *best);
+      std::printf("  %-52s %10.3f %14.4g %14s %8s\n", policy.getString("policy")->str().c_str(),
+                  peak / 1048576.0, flops / 1e9, budgetFlops, ratio);
+    }
+  }
+  std::printf("  (budget GFLOP: the fewest the frontier recomputes at that peak or below; "
+              "ratio: the policy's / the frontier's)\n");
+  std::printf("  data: %s\n", data.c_str());
+  if (plotPath.empty())
+    return 0;
+  std::string image = bench::inBuildDir(("cotangent-bench-frontier-" + stem + ".svg").str());
+  return failed(bench::drawPlot(bench::Plot::Frontier, data, image, std::cout, {"--title", title}));
+}
+
+/// The frontier of the MLP and of the transformer.
+int benchFrontier(mlir::MLIRContext &ctx) {
+  const bench::MlpConfig mlp = mlpConfig();
+  const bench::TransformerConfig transformer = transformerConfig();
+  return sweepFrontier(ctx,
+                       llvm::formatv("MLP, {0} layers x {1}, batch {2}", mlp.layers, mlp.width,
+                                     mlp.batch)
+                           .str(),
+                       "mlp",
+                       [&](const Policy &policy) { return bench::traceMlp(ctx, mlp, policy); }) ||
+         sweepFrontier(ctx,
+                       llvm::formatv("pre-LN transformer, {0} block(s) x {1}, {2} heads, {3} tokens",
+                                     transformer.blocks, transformer.width, transformer.heads,
+                                     transformer.seq)
+                           .str(),
+                       "transformer", [&](const Policy &policy) {
+                         return bench::traceTransformer(ctx, transformer, policy);
+                       });
 }
 
 /// Unsets the OpenBLAS variables and re-executes; returns only on failure or
@@ -333,11 +424,20 @@ int main(int argc, char **argv) {
                               "step's time and memory under each remat policy\n");
   if (!validFlags() || reexecWithoutOpenBlasOverrides(argv))
     return 1;
-  auto runs = [](Benchmark b) { return benchmarks.empty() || llvm::is_contained(benchmarks, b); };
+  auto runs = [](Benchmark b) {
+    return benchmarks.empty() ? b != Benchmark::Frontier : llvm::is_contained(benchmarks, b);
+  };
   mlir::MLIRContext ctx;
+  // The budget and the frontier predict peaks with the memory plan.
+  mlir::DialectRegistry registry;
+  mlir::cotangent::registerPeakOracle(registry);
+  host::loweringRegistry().appendTo(registry);
+  ctx.appendDialectRegistry(registry);
+  ctx.loadAllAvailableDialects();
   try {
     if ((runs(Benchmark::Dot) && benchDot(ctx)) || (runs(Benchmark::Mlp) && benchMlp(ctx)) ||
-        (runs(Benchmark::Budget) && benchBudget(ctx))) {
+        (runs(Benchmark::Budget) && benchBudget(ctx)) ||
+        (runs(Benchmark::Frontier) && benchFrontier(ctx))) {
       std::fprintf(stderr, "cotangent-bench: failed\n");
       return 1;
     }

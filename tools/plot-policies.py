@@ -24,20 +24,12 @@ import argparse
 import json
 import sys
 
-MISSING_MATPLOTLIB = 3  # bench/PlotScript.cpp reads this exit code
+from plotcommon import MISSING_MATPLOTLIB, have_matplotlib, unit
 
-UNITS = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("bytes", 1)]
 
 # Distinct shapes, drawn hollow, so that policies on the same spot stay visible.
 MARKERS = ["o", "s", "D", "^", "v", "P", "X", "<", ">", "h", "*", "p"]
 
-
-def byte_unit(largest):
-    """The largest binary unit in which `largest` is at least 1."""
-    for name, size in UNITS:
-        if largest >= size:
-            return name, size
-    return UNITS[-1]
 
 
 def load(path):
@@ -59,7 +51,7 @@ def draw(title, rows, out):
     matplotlib.use("Agg")  # files only, no display needed
     import matplotlib.pyplot as plt
 
-    unit, size = byte_unit(max(max(r["peak_bytes"], r["residual_bytes"]) for r in rows))
+    unit_name, size = unit(max(max(r["peak_bytes"], r["residual_bytes"]) for r in rows))
     cmap = plt.get_cmap("tab10")
     fig, (trade, bars) = plt.subplots(1, 2, figsize=(13, 6), gridspec_kw={"width_ratios": [1.2, 1]})
     fig.suptitle(title)
@@ -72,9 +64,9 @@ def draw(title, rows, out):
             t, r["peak_bytes"] / size, xerr=spread, fmt=MARKERS[i % len(MARKERS)],
             markersize=9 + 2 * (i % 3), markerfacecolor="none", markeredgewidth=2,
             color=cmap(i % 10), capsize=3,
-            label=f'{r["policy"]}: {t:.3g} ms, peak {r["peak_bytes"] / size:.3g} {unit}')
+            label=f'{r["policy"]}: {t:.3g} ms, peak {r["peak_bytes"] / size:.3g} {unit_name}')
     trade.set_xlabel("time per grad step (ms, median; bars: fastest to slowest run)")
-    trade.set_ylabel(f"peak memory ({unit})")
+    trade.set_ylabel(f"peak memory ({unit_name})")
     trade.set_title("peak memory against time")
     trade.grid(True, alpha=0.3)
     # Memory from zero, so that heights read as ratios; time around the
@@ -105,7 +97,7 @@ def draw(title, rows, out):
     bars.set_yticks(ys)
     bars.set_yticklabels(names)
     bars.invert_yaxis()
-    bars.set_xlabel(unit)
+    bars.set_xlabel(unit_name)
     bars.set_xlim(0, max(peak + residual) * 1.2)
     bars.set_title("bytes per policy")
     bars.grid(True, axis="x", alpha=0.3)
@@ -128,13 +120,7 @@ def main():
     except (OSError, ValueError) as e:
         print(f"plot-policies.py: {e}", file=sys.stderr)
         return 1
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        print("plot-policies.py: matplotlib is not installed, so the plot was not drawn.\n"
-              "  Install it with `apt-get install python3-matplotlib`"
-              " (or `pip install matplotlib`),\n"
-              f"  then run: python3 {sys.argv[0]} {args.data} -o {out}", file=sys.stderr)
+    if not have_matplotlib("plot-policies.py", args.data, out):
         return MISSING_MATPLOTLIB
     draw(title, rows, out)
     return 0

@@ -219,6 +219,9 @@ LogicalResult Rematerializer::cutRegions(ValueRange residualValues) {
     remark << "proven optimal";
   else if (schedule->timedOut)
     remark << "the best found in " << shortNumber(budgetSeconds) << " s, not proven optimal";
+  else if (schedule->searchStopped)
+    remark << "the best found (the working-set bound missed schedules below it), not proven "
+              "optimal";
   else
     remark << "optimal under the working-set bound (budget-proof=true proves it)";
   remark << " (" << schedule->schedulesChecked << " schedules predicted)";

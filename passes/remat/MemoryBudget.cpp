@@ -428,7 +428,8 @@ llvm::BitVector MemoryBudgetProblem::readSchedule(const Milp &milp,
 FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budgetBytes,
                                                      std::optional<double> fraction,
                                                      double seconds, bool prove,
-                                                     bool findSmallestPeak) const {
+                                                     bool findSmallestPeak,
+                                                     int maxRejections) const {
   auto start = std::chrono::steady_clock::now();
   const size_t n = candidates.size();
   BudgetSchedule result;
@@ -445,7 +446,7 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
         result.budgetBytes, static_cast<int64_t>(std::floor(*fraction * saveAll->peakBytes)));
   result.schedulesChecked = 1;
   std::optional<llvm::BitVector> best;
-  int64_t bestPeak = 0, smallestPeak = saveAll->peakBytes;
+  int64_t bestPeak = 0, smallestPeak = saveAll->peakBytes, lastPeak = 0;
   auto finish = [&](bool optimal) -> BudgetSchedule {
     result.rebuilt = *best;
     result.choices = choicesFor(*best, fwd);
@@ -453,7 +454,7 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
     result.recomputedFlops = flops(*best);
     result.optimal = optimal;
     result.seconds = since(start);
-    result.timedOut = result.seconds > seconds;
+    result.timedOut |= result.seconds > seconds;
     return result;
   };
   if (saveAll->peakBytes <= result.budgetBytes) {
@@ -523,7 +524,7 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
       milp.addRow(cols, coefs, 'G', rhs);
     }
     Answer answer{milp.solve(seconds - since(start)), llvm::BitVector(n)};
-    result.milpSeconds += since(milpStart);
+    result.modelSeconds += since(milpStart);
     if (!milp.hasSolution()) {
       if (answer.outcome == Milp::Outcome::Optimal)
         answer.outcome = Milp::Outcome::Infeasible;
@@ -539,6 +540,7 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
       return failure();
     ++result.schedulesChecked;
     smallestPeak = std::min(smallestPeak, peak->peakBytes);
+    lastPeak = peak->peakBytes;
     if (peak->peakBytes > result.budgetBytes) {
       rejected.push_back({schedule, savedProducers(schedule)});
       return false;
@@ -553,35 +555,48 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
   // First under the tight bound (the backward's own buffers taken as fixed),
   // which usually finds the optimum at once; then under the proven bound,
   // for schedules cheaper than the best found, until none is left.
-  // The first tight MILP, region by region when the regions are independent
-  // (MemoryBudgetByRegion.cpp): the same optimum, found in a fraction of
-  // the time on models of many equal layers.
-  auto firstTight = [&]() -> std::optional<Answer> {
-    auto regionStart = std::chrono::steady_clock::now();
-    RegionSolve byRegion = solveByRegions(
-        result.budgetBytes - fixedBytes(*saveAll, Bound::Tight), seconds - since(start));
-    result.milpSeconds += since(regionStart);
-    if (byRegion.status == RegionSolve::Unavailable)
+  // Under the tight bound, elimination first (MemoryBudgetElimination.cpp):
+  // exact and fast. When the plan rejects its answer (rebuilt values can
+  // widen the backward's working set beyond the bound), it is solved again
+  // with the capacity shifted down by the overshoot until an answer fits: an
+  // incumbent, below which the MILP (which elimination cannot express: the
+  // cutoff and the no-good cuts) looks for cheaper schedules until none is
+  // left or time runs out.
+  constexpr int kMaxShifts = 8;
+  int rejectedBelowIncumbent = 0;
+  auto byElimination = [&](int64_t shift) -> std::optional<Answer> {
+    auto eliminationStart = std::chrono::steady_clock::now();
+    EliminationSolve solved = solveByElimination(
+        result.budgetBytes - fixedBytes(*saveAll, Bound::Tight) - shift, seconds - since(start));
+    result.modelSeconds += since(eliminationStart);
+    if (solved.status == EliminationSolve::Unavailable)
       return std::nullopt;
-    return Answer{byRegion.status == RegionSolve::Solved ? Milp::Outcome::Optimal
-                                                         : Milp::Outcome::Infeasible,
-                  byRegion.schedule};
+    return Answer{solved.status == EliminationSolve::Solved ? Milp::Outcome::Optimal
+                                                            : Milp::Outcome::Infeasible,
+                  solved.schedule};
   };
   for (Bound bound : {Bound::Tight, Bound::Proven}) {
-    if (bound == Bound::Proven && best && !prove)
+    if (bound == Bound::Proven && best && (!prove || result.searchStopped))
       return finish(false);
-    bool first = true;
+    int shifts = bound == Bound::Tight ? 0 : kMaxShifts; // elimination's tries left: none
+    int64_t shift = 0;
     while (since(start) <= seconds) {
       std::optional<int64_t> cutoff;
       if (best)
         cutoff = flops(*best) - 1;
       if (cutoff && *cutoff < 0) // nothing is cheaper than no FLOPs
         return finish(true);
-      std::optional<Answer> byRegion;
-      if (bound == Bound::Tight && std::exchange(first, false))
-        byRegion = firstTight();
-      Answer answer = byRegion ? *byRegion : solveMilp(bound, cutoff, false);
+      std::optional<Answer> eliminated;
+      if (shifts < kMaxShifts && !best)
+        eliminated = byElimination(shift);
+      if (!eliminated)
+        shifts = kMaxShifts;
+      Answer answer = eliminated ? *eliminated : solveMilp(bound, cutoff, false);
       if (answer.outcome == Milp::Outcome::Infeasible) {
+        if (eliminated && shift > 0) { // only the shifted capacity is infeasible
+          shifts = kMaxShifts;
+          continue;
+        }
         if (bound == Bound::Proven && best)
           return finish(true);
         break;
@@ -589,10 +604,30 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
       FailureOr<bool> fits = check(answer.schedule);
       if (failed(fits))
         return failure();
-      if (answer.outcome == Milp::Outcome::TimeLimit)
+      if (eliminated && !*fits) {
+        // Rejected: its peak exceeds its bound by a gap; ask for a bound
+        // that much below the budget, and below this schedule's.
+        int64_t bound = lowerBound(answer.schedule, *saveAll, Bound::Tight);
+        ++shifts;
+        shift = std::max(lastPeak - bound, result.budgetBytes - bound + 1);
+        continue;
+      }
+      if (eliminated && shift > 0) { // an incumbent: the MILP looks below it
+        shifts = kMaxShifts;
+        continue;
+      }
+      if (answer.outcome == Milp::Outcome::TimeLimit) {
+        result.timedOut = true;
         break;
+      }
       if (*fits && bound == Bound::Tight)
         break;
+      // Below an incumbent the MILP can list many schedules of one peak
+      // that differ only in ops of no FLOPs, each costing a prediction.
+      if (!*fits && best && bound == Bound::Tight && ++rejectedBelowIncumbent > maxRejections) {
+        result.searchStopped = true;
+        break;
+      }
     }
   }
   if (best) // out of time

@@ -6,12 +6,14 @@
 //
 // The peak is what the runtime will reach, so it is predicted on the lowered
 // program by a PeakOracle (the memory plan, analysis/, registers one on the
-// jx dialect). The search is exact: a MILP (COIN-OR CBC) over which ops the
-// backward rebuilds, constrained by a lower bound of the peak that is linear
-// in the saved bytes (all residuals are live while the backward runs, next
-// to its own buffers, which no schedule changes), yields schedules in order of recomputed FLOPs; each is
-// checked against the oracle and excluded by a no-good cut when it peaks
-// above the budget. The first that fits is optimal. docs/remat-optimal.md
+// jx dialect). The search is exact: a model over which ops the backward
+// rebuilds, constrained by a lower bound of the peak that is linear in the
+// saved bytes (all residuals are live while the backward runs, next to its
+// own buffers, which no schedule changes), solved by Pareto elimination
+// (ParetoElimination.h) or, where that cannot go, as a MILP (COIN-OR CBC)
+// that yields schedules in order of recomputed FLOPs; each is checked
+// against the oracle and excluded by a no-good cut when it peaks above the
+// budget. The first that fits is optimal. docs/remat-optimal.md
 // has the formulation.
 //
 //===----------------------------------------------------------------------===//
@@ -67,8 +69,11 @@ struct BudgetSchedule {
   /// the cheapest schedule under the tight bound, or the best found in time.
   bool optimal = false;
   bool timedOut = false;
+  /// The search below an incumbent stopped after a few rejected schedules
+  /// (the tight bound missed them): the best found, not called optimal.
+  bool searchStopped = false;
   int schedulesChecked = 0;     ///< oracle predictions made
-  double milpSeconds = 0, seconds = 0;
+  double modelSeconds = 0, seconds = 0; ///< modelSeconds: in the exact solvers alone
 };
 
 /// One split's budget problem: the ops of its memory_budget regions that the
@@ -112,10 +117,13 @@ public:
   /// under the tight bound; with `prove`, shown optimal under the proven
   /// one. Gives up after `seconds` (the best schedule found is kept, not
   /// called optimal). An infeasible budget is a diagnostic that names the
-  /// smallest peak (searched for only if `findSmallestPeak`).
+  /// smallest peak (searched for only if `findSmallestPeak`). When the
+  /// plan rejects the tight optimum, the search below the first schedule
+  /// that fits stops after `maxRejections` more rejections (searchStopped).
   FailureOr<BudgetSchedule> solve(std::optional<int64_t> budgetBytes,
                                   std::optional<double> fraction, double seconds,
-                                  bool prove = false, bool findSmallestPeak = true) const;
+                                  bool prove = false, bool findSmallestPeak = true,
+                                  int maxRejections = 64) const;
 
 private:
   MemoryBudgetProblem() = default;
@@ -131,14 +139,15 @@ private:
                         std::optional<int64_t> capacity) const;
   /// The schedule a solved model rebuilds, closed over what the backward reads.
   llvm::BitVector readSchedule(const Milp &milp, const ModelColumns &columns) const;
-  /// The cheapest schedule whose saved bytes fit `capacity`, found region by
-  /// region (MemoryBudgetByRegion.cpp): each region's frontier of (saved
-  /// bytes, FLOPs), identical regions solved once, then combined exactly.
-  struct RegionSolve {
+  /// The cheapest schedule whose saved bytes fit `capacity`: the model of
+  /// addModel solved exactly by variable elimination over Pareto sets
+  /// (MemoryBudgetElimination.cpp). Unavailable when its tables grow too
+  /// wide or time runs out.
+  struct EliminationSolve {
     enum Status { Solved, Infeasible, Unavailable } status = Unavailable;
-    llvm::BitVector schedule;
+    llvm::BitVector schedule; ///< effective
   };
-  RegionSolve solveByRegions(int64_t capacity, double seconds) const;
+  EliminationSolve solveByElimination(int64_t capacity, double seconds) const;
   /// The bytes no decision changes (C in MemoryBudget.cpp).
   int64_t fixedBytes(const PredictedPeak &saveAll, Bound bound) const;
   /// The values the schedule rebuilding `effective` saves.

@@ -240,7 +240,7 @@ int mlpTable() {
     return 1;
   }
   std::cout << "\nplot data: " << dataPath << "\n";
-  if (!plotPath.empty() && llvm::failed(bench::drawPolicyPlot(dataPath, plotPath, std::cout)))
+  if (!plotPath.empty() && llvm::failed(bench::drawPlot(bench::Plot::Policies, dataPath, plotPath, std::cout)))
     return 1;
   return 0;
 }
