@@ -48,6 +48,34 @@ def JxVjpPass : Pass<"jx-vjp", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::jx::JxDialect", "mlir::func::FuncDialect"];
 }
 
+def JxRematFunctionPass : Pass<"jx-remat-function", "mlir::ModuleOp"> {
+  let summary = "Put a whole function under one remat policy (e.g. a memory budget)";
+  let description = [{
+    Runs before `--jx-vjp`. Moves the body of a function into one
+    `jx.remat` region under `policy` (the text of a `#jx.policy<...>`), as if
+    the user had wrapped it: the whole step under `memory_budget(0.8)`, or
+    `nothing_saveable`, without touching the program. The region's inputs are
+    the function's arguments. Remat regions already in the body end up nested
+    in the new one (a `memory_budget` region cannot nest: `--jx-remat` says so).
+
+    ```mlir
+    // cotangent-opt --jx-remat-function="policy=memory_budget(0.8)" --jx-vjp --jx-remat
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %0 = jx.sin %x : tensor<4xf32>
+      return %0 : tensor<4xf32>
+    }
+    // becomes: %r = jx.remat(%x) ... policy = #jx.policy<memory_budget(8.000000e-01)> { sin }
+    ```
+  }];
+  let options = [
+    Option<"policy", "policy", "std::string", /*default=*/"\"\"",
+           "The policy, as inside #jx.policy<...> (required)">,
+    Option<"function", "function", "std::string", /*default=*/"\"\"",
+           "Only this function (default: every function with a body)">
+  ];
+  let dependentDialects = ["mlir::jx::JxDialect", "mlir::func::FuncDialect"];
+}
+
 def JxRematPass : Pass<"jx-remat", "mlir::ModuleOp"> {
   let summary = "Apply remat policies: recompute in the backward what a policy does not save";
   let description = [{
@@ -80,9 +108,9 @@ def JxRematPass : Pass<"jx-remat", "mlir::ModuleOp"> {
     // @g_fwd saves W and x, and @g_bwd recomputes cos(W @ x).
     ```
 
-    `memory_budget(bytes | fraction)` regions are solved by a MILP (fewest
-    recomputed FLOPs with the predicted peak within the budget, see
-    `docs/remat-optimal.md`); each solve is reported as a remark: the peak,
+    `memory_budget(bytes | fraction)` regions are solved exactly, by Pareto
+    elimination or a MILP (fewest recomputed FLOPs with the predicted peak
+    within the budget, see `docs/remat-optimal.md`); each solve is reported as a remark: the peak,
     the FLOPs recomputed, and whether optimality was proven (`budget-proof`)
     within `budget-seconds`. The budget is checked against the memory plan, which a
     tool registers on the jx dialect (`registerPeakOracle`).

@@ -2,6 +2,7 @@
 
 #include "passes/report/JaxprPrinter.h"
 #include "passes/Passes.h"
+#include "passes/SelectFunctions.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -27,15 +28,12 @@ struct JxPrintJaxprPass : cotangent::impl::JxPrintJaxprPassBase<JxPrintJaxprPass
       module.emitError() << "--jx-print-jaxpr: " << error;
       return signalPassFailure();
     }
-    bool found = false;
-    for (auto fn : module.getOps<func::FuncOp>()) {
-      if (fn.isExternal() || (!function.empty() && fn.getSymName() != function))
-        continue;
-      found = true;
+    SmallVector<func::FuncOp> selected = selectFunctions(module, function);
+    for (func::FuncOp fn : selected) {
       file->os() << "@" << fn.getSymName() << ":\n";
       printJaxpr(fn, file->os());
     }
-    if (!found) {
+    if (selected.empty()) {
       module.emitError() << "--jx-print-jaxpr: no function"
                          << (function.empty() ? "" : " named '" + function + "'");
       return signalPassFailure();
