@@ -578,7 +578,7 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
   for (Bound bound : {Bound::Tight, Bound::Proven}) {
     if (bound == Bound::Proven && best && (!prove || result.searchStopped))
       return finish(false);
-    int shifts = bound == Bound::Tight ? 0 : kMaxShifts; // elimination's tries left: none
+    int shiftsLeft = bound == Bound::Tight ? kMaxShifts : 0; // elimination's tries
     int64_t shift = 0;
     while (since(start) <= seconds) {
       std::optional<int64_t> cutoff;
@@ -587,14 +587,14 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
       if (cutoff && *cutoff < 0) // nothing is cheaper than no FLOPs
         return finish(true);
       std::optional<Answer> eliminated;
-      if (shifts < kMaxShifts && !best)
+      if (shiftsLeft > 0 && !best)
         eliminated = byElimination(shift);
       if (!eliminated)
-        shifts = kMaxShifts;
+        shiftsLeft = 0;
       Answer answer = eliminated ? *eliminated : solveMilp(bound, cutoff, false);
       if (answer.outcome == Milp::Outcome::Infeasible) {
         if (eliminated && shift > 0) { // only the shifted capacity is infeasible
-          shifts = kMaxShifts;
+          shiftsLeft = 0;
           continue;
         }
         if (bound == Bound::Proven && best)
@@ -607,13 +607,13 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
       if (eliminated && !*fits) {
         // Rejected: its peak exceeds its bound by a gap; ask for a bound
         // that much below the budget, and below this schedule's.
-        int64_t bound = lowerBound(answer.schedule, *saveAll, Bound::Tight);
-        ++shifts;
-        shift = std::max(lastPeak - bound, result.budgetBytes - bound + 1);
+        int64_t scheduleBound = lowerBound(answer.schedule, *saveAll, Bound::Tight);
+        --shiftsLeft;
+        shift = std::max(lastPeak - scheduleBound, result.budgetBytes - scheduleBound + 1);
         continue;
       }
       if (eliminated && shift > 0) { // an incumbent: the MILP looks below it
-        shifts = kMaxShifts;
+        shiftsLeft = 0;
         continue;
       }
       if (answer.outcome == Milp::Outcome::TimeLimit) {

@@ -3,10 +3,11 @@
 // seed's g/f example under each checkpoint placement and policy.
 #include "tracer/Autodiff.h"
 
+#include "RandomTensor.h"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <random>
 
 using namespace cotangent;
 
@@ -38,15 +39,6 @@ std::vector<std::string> summary(const Split &s) {
 
 using Lines = std::vector<std::string>;
 
-interp::Tensor random(mlir::MLIRContext &ctx, std::vector<int64_t> shape, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  auto type = mlir::RankedTensorType::get(shape, mlir::Float64Type::get(&ctx));
-  std::vector<double> values(type.getNumElements());
-  for (double &v : values)
-    v = dist(rng);
-  return interp::Tensor::fromDoubles(type, values);
-}
 
 } // namespace
 
@@ -109,7 +101,8 @@ TEST_CASE("print_fwd_bwd puts forward and backward in two columns", "[api]") {
 TEST_CASE("grad matches finite differences and is the same under every policy", "[api][grad]") {
   auto loss = [](Tensor W1, Tensor W2, Tensor x) { return np::sum(g(W2, g(W1, x))); };
   mlir::MLIRContext ctx;
-  interp::Tensor w1 = random(ctx, {5, 4}, 1), w2 = random(ctx, {6, 5}, 2), x = random(ctx, {4}, 3);
+  interp::Tensor w1 = randomTensor(ctx, {5, 4}, 1, 1.0), w2 = randomTensor(ctx, {6, 5}, 2, 1.0),
+                 x = randomTensor(ctx, {4}, 3, 1.0);
   auto [value, grads] = value_and_grad(loss)(w1, w2, x);
   REQUIRE(grads.size() == 3);
   // Central differences on W1.
@@ -134,7 +127,7 @@ TEST_CASE("grad matches finite differences and is the same under every policy", 
 
 TEST_CASE("grad of a non-scalar function is an error", "[api][grad]") {
   mlir::MLIRContext ctx;
-  interp::Tensor x = random(ctx, {4}, 1);
+  interp::Tensor x = randomTensor(ctx, {4}, 1, 1.0);
   CHECK_THROWS_WITH(grad([](Tensor v) { return np::sin(v); })(x),
                     Catch::Contains("must return one scalar float tensor"));
 }

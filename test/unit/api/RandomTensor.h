@@ -10,11 +10,11 @@
 #include <random>
 #include <vector>
 
-/// An f64 tensor of `shape` with entries uniform in [-0.9, 0.9), from `seed`.
+/// An f64 tensor of `shape` with entries uniform in [-bound, bound), from `seed`.
 inline cotangent::interp::Tensor randomTensor(mlir::MLIRContext &ctx, std::vector<int64_t> shape,
-                                              unsigned seed) {
+                                              unsigned seed, double bound = 0.9) {
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> dist(-0.9, 0.9);
+  std::uniform_real_distribution<double> dist(-bound, bound);
   auto type = mlir::RankedTensorType::get(shape, mlir::Float64Type::get(&ctx));
   std::vector<double> values(type.getNumElements());
   for (double &v : values)
