@@ -108,6 +108,8 @@ private:
   llvm::DenseMap<Value, Value> rebuilt; // constants and views cloned into the backward
   /// For each residual, the remat-region stacks of the ops whose rules asked for it.
   llvm::DenseMap<Value, SmallVector<Attribute>> requesters;
+  /// Residuals a policy inside a region op offloads, and where to.
+  llvm::DenseMap<Value, StringRef> memoryKinds;
   Operation *requester = nullptr;
 };
 
@@ -180,6 +182,9 @@ LogicalResult Differentiator::linearize(func::FuncOp fwd) {
       FailureOr<SmallVector<Value>> forward = vjp->linearize(b, residualsOf[op]);
       if (failed(forward))
         return failure();
+      for (auto [i, r] : llvm::enumerate(residualsOf[op]))
+        if (StringRef kind = vjp->residualMemoryKind(i); !kind.empty() && !isa<BlockArgument>(r))
+          memoryKinds[r] = kind;
       for (auto [from, to] : llvm::zip_equal(op->getResults(), *forward)) {
         if (active.contains(from))
           active.insert(to);
@@ -318,6 +323,9 @@ void Differentiator::finish(func::FuncOp fwd, func::FuncOp bwd) {
 
   markSplit(fwd, bwd, FlatSymbolRefAttr::get(primal.getSymNameAttr()), numResults,
             ordered.size());
+  for (auto [i, v] : llvm::enumerate(ordered))
+    if (StringRef kind = memoryKinds.lookup(v); !kind.empty())
+      setResidualMemoryKind({fwd, bwd}, i, kind);
 }
 
 FailureOr<ForwardBackward> Differentiator::run() {

@@ -38,6 +38,7 @@ public:
   FailureOr<SmallVector<Value>> linearize(OpBuilder &b,
                                           SmallVectorImpl<Value> &residuals) override;
   SmallVector<Value> transpose(OpBuilder &b, ValueRange residuals, ArrayRef<Value> cts) override;
+  StringRef residualMemoryKind(unsigned index) const override { return memoryKinds[index]; }
 
 private:
   /// Where each body residual comes from in the loop's terms.
@@ -54,6 +55,7 @@ private:
   ForwardBackward body;
   SmallVector<Slot> slots;
   unsigned numInvariant = 0, numStacked = 0;
+  SmallVector<StringRef> memoryKinds; // per residual, invariant ones first
 };
 
 /// Clones the loop-invariant computation of `v` out of the loop, at `b`.
@@ -90,21 +92,30 @@ FailureOr<SmallVector<Value>> ScanVjp::linearize(OpBuilder &b, SmallVectorImpl<V
     outside.map(fb.getArgument(i), scan.getOperand(i));
   SmallVector<Value> invariants, stackedOuter; // stacked: an xs operand, or null (yielded)
   SmallVector<Value> yieldedInner;             // body values stacked as extra ys
-  for (Value r : residualsOf(body.fwd)) {
+  // An offloaded body residual is offloaded stacked; values the loop does
+  // not compute (its operands) stay where they are.
+  SmallVector<StringRef> invariantKinds, stackedKinds;
+  for (auto [k, r] : llvm::enumerate(residualsOf(body.fwd))) {
     auto arg = dyn_cast<BlockArgument>(r);
+    StringRef kind = arg ? "" : getArgMemoryKind(body.bwd, k);
     if (invariant.contains(r)) {
       slots.push_back({Kind::Invariant, static_cast<unsigned>(invariants.size())});
       invariants.push_back(hoist(r, b, outside));
+      invariantKinds.push_back(kind);
     } else if (arg && arg.getArgNumber() >= numConsts + numCarry) {
       // A slice of an xs operand: the operand already holds every slice.
       slots.push_back({Kind::Stacked, static_cast<unsigned>(stackedOuter.size())});
       stackedOuter.push_back(scan.getOperand(arg.getArgNumber()));
+      stackedKinds.push_back("");
     } else {
       slots.push_back({Kind::Stacked, static_cast<unsigned>(stackedOuter.size())});
       stackedOuter.push_back(Value());
       yieldedInner.push_back(r);
+      stackedKinds.push_back(kind);
     }
   }
+  memoryKinds = invariantKinds;
+  memoryKinds.append(stackedKinds);
   numInvariant = invariants.size();
   numStacked = stackedOuter.size();
 

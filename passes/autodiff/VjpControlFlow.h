@@ -48,6 +48,9 @@ public:
   /// saved `residuals` and the result cotangents `cts` (null: zero).
   virtual SmallVector<Value> transpose(OpBuilder &b, ValueRange residuals,
                                        ArrayRef<Value> cts) = 0;
+  /// The memory kind of residual `index` (of those `linearize` appended): ""
+  /// unless a policy inside the region offloads it.
+  virtual StringRef residualMemoryKind(unsigned index) const { return ""; }
 };
 
 /// The VJP of `op` (a jx.scan or jx.cond), or null for other ops.

@@ -21,6 +21,7 @@
 #include "passes/remat/MinimumCut.h"
 #include "passes/remat/Remat.h"
 #include "passes/SplitRewrite.h"
+#include "passes/autodiff/RegionSplit.h"
 #include "passes/autodiff/VjpComposition.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -79,15 +80,12 @@ Operation *questionedOp(Value v) {
   return producer;
 }
 
-/// Intersects the policies of the regions in `consumerStack` that also contain `v`.
-Verdict decide(Value v, ArrayRef<int64_t> consumerStack, const RegionCuts &cuts) {
-  Operation *producer = v.getDefiningOp();
-  if (!producer)
-    return {};
-  RematScopeAttr scope = getRematScope(producer);
+/// Intersects the policies of `scope`'s regions that are in `consumerStack`,
+/// asked about `v` (computed by `questioned`).
+Verdict decideIn(RematScopeAttr scope, Value v, Operation *questioned,
+                 ArrayRef<int64_t> consumerStack, const RegionCuts &cuts) {
   if (!scope)
     return {};
-  Operation *questioned = questionedOp(v);
   Verdict verdict;
   for (auto [id, policy] : llvm::zip(scope.getRegions(), scope.getPolicies())) {
     if (!llvm::is_contained(consumerStack, id))
@@ -104,6 +102,14 @@ Verdict decide(Value v, ArrayRef<int64_t> consumerStack, const RegionCuts &cuts)
     }
   }
   return verdict;
+}
+
+/// Intersects the policies of the regions in `consumerStack` that also contain `v`.
+Verdict decide(Value v, ArrayRef<int64_t> consumerStack, const RegionCuts &cuts) {
+  Operation *producer = v.getDefiningOp();
+  if (!producer)
+    return {};
+  return decideIn(getRematScope(producer), v, questionedOp(v), consumerStack, cuts);
 }
 
 ArrayRef<int64_t> regionStack(Operation *op) { return getRematRegions(op); }
@@ -126,7 +132,12 @@ public:
 private:
   LogicalResult cutRegions(ValueRange residualValues);
   Value rebuild(Value v, OpBuilder &b);
+  Value rebuildScan(ScanOp scan, Value v, OpBuilder &b);
+  Value inBackward(Value operand, ArrayRef<int64_t> consumerStack, bool guard, OpBuilder &b);
   Value saved(Value v, StringRef memoryKind, bool barrier, OpBuilder &b);
+  Value savedFromBody(ScanOp scan, Value bodyValue, StringRef memoryKind, bool barrier,
+                      OpBuilder &b);
+  void stackSavedBodyValues();
   void finish();
 
   func::FuncOp fwd, bwd;
@@ -134,6 +145,16 @@ private:
   llvm::MapVector<Value, BlockArgument> residuals;
   llvm::DenseMap<Value, StringRef> memoryKinds;
   llvm::DenseMap<Value, Value> rebuilt, barriers;
+  /// The residuals this pass recomputes: a re-run scan rebuilds all of its own at once.
+  llvm::DenseSet<Value> recomputed;
+  /// Per forward scan, the body values a re-run reads back, each stacked as a
+  /// new result of the scan: its residual argument in @f_bwd and memory kind.
+  struct BodyResidual {
+    Value bodyValue;
+    BlockArgument arg;
+    StringRef memoryKind;
+  };
+  llvm::MapVector<Operation *, SmallVector<BodyResidual>> bodyResiduals;
   const RegionChoices *choices;
   double budgetSeconds;
   bool budgetProof;
@@ -244,28 +265,178 @@ Value Rematerializer::saved(Value v, StringRef memoryKind, bool barrier, OpBuild
   return guarded;
 }
 
+Value Rematerializer::savedFromBody(ScanOp scan, Value bodyValue, StringRef memoryKind,
+                                    bool barrier, OpBuilder &b) {
+  // A value the scan stacks already is saved as that result.
+  Operation *yield = scan.getBody().front().getTerminator();
+  for (unsigned i = scan.getNumCarry(); i < yield->getNumOperands(); ++i)
+    if (yield->getOperand(i) == bodyValue)
+      return saved(scan.getResult(i), memoryKind, barrier, b);
+  SmallVector<BodyResidual> &list = bodyResiduals[scan];
+  auto it = llvm::find_if(list, [&](const BodyResidual &r) { return r.bodyValue == bodyValue; });
+  if (it == list.end()) {
+    Type type = stackedType(bodyValue.getType(), scan.getLength());
+    list.push_back({bodyValue, bwd.getBody().front().addArgument(type, scan.getLoc()), memoryKind});
+    it = std::prev(list.end());
+  }
+  if (!barrier)
+    return it->arg;
+  Value &guarded = barriers[it->arg];
+  if (!guarded)
+    guarded = OptimizationBarrierOp::create(b, scan.getLoc(), ValueRange{it->arg}).getResult(0);
+  return guarded;
+}
+
+/// `operand` of an op rebuilt in the backward (whose regions are
+/// `consumerStack`): rebuilt in turn, or saved.
+Value Rematerializer::inBackward(Value operand, ArrayRef<int64_t> consumerStack, bool guard,
+                                 OpBuilder &b) {
+  if (isArgumentFree(operand))
+    return rebuild(operand, b);
+  if (isa<BlockArgument>(operand))
+    return saved(operand, "", guard, b);
+  Verdict verdict = decide(operand, consumerStack, cuts);
+  return verdict.decision == Decision::Recompute ? rebuild(operand, b)
+                                                 : saved(operand, verdict.memoryKind, guard, b);
+}
+
+/// Re-runs of `scan` the part of its body that the results this pass
+/// recomputes need (`v` among them). What the policies save inside the body
+/// is not run again: the forward scan stacks it as a further result, which
+/// the re-run reads as an xs, as JAX's partial evaluation of a scan keeps a
+/// saveable dot rather than recomputing it.
+Value Rematerializer::rebuildScan(ScanOp scan, Value v, OpBuilder &b) {
+  Block &body = scan.getBody().front();
+  Operation *yield = body.getTerminator();
+  unsigned numConsts = scan.getNumConsts(), numCarry = scan.getNumCarry();
+  RematScopeAttr scope = getRematScope(scan);
+  ArrayRef<int64_t> stack = regionStack(scan);
+  bool guard = scope && scope.getPreventCse();
+
+  // Values that change from one iteration to the next: only they are stacked.
+  llvm::DenseSet<Value> variant(body.args_begin() + numConsts, body.args_end());
+  for (Operation &op : body.without_terminator())
+    if (llvm::any_of(op.getOperands(), [&](Value x) { return variant.contains(x); }))
+      variant.insert(op.result_begin(), op.result_end());
+
+  // The slice of the body to re-run, from the wanted results back to block
+  // arguments and saved values. A carry read is threaded through the loop.
+  SmallVector<unsigned> wanted;
+  for (OpResult r : scan->getResults())
+    if ((r == v || recomputed.contains(r)) && !rebuilt.count(r))
+      wanted.push_back(r.getResultNumber());
+  llvm::BitVector argNeeded(body.getNumArguments());
+  llvm::DenseSet<Operation *> rerun;
+  llvm::DenseSet<Value> read; // body values read back from the forward
+  llvm::DenseMap<Value, StringRef> readKind;
+  llvm::DenseSet<Value> seen;
+  SmallVector<Value> work;
+  auto needCarry = [&](unsigned k) {
+    if (!argNeeded.test(numConsts + k)) {
+      argNeeded.set(numConsts + k);
+      work.push_back(yield->getOperand(k));
+    }
+  };
+  for (unsigned i : wanted) {
+    if (i < numCarry)
+      needCarry(i);
+    else
+      work.push_back(yield->getOperand(i));
+  }
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(x)) {
+      unsigned n = arg.getArgNumber();
+      if (n >= numConsts && n < numConsts + numCarry)
+        needCarry(n - numConsts);
+      else
+        argNeeded.set(n);
+      continue;
+    }
+    if (variant.contains(x)) {
+      Verdict verdict = decideIn(scope, x, questionedOp(x), stack, cuts);
+      if (verdict.decision != Decision::Recompute) {
+        read.insert(x);
+        readKind[x] = verdict.memoryKind;
+        continue;
+      }
+    }
+    Operation *op = x.getDefiningOp();
+    rerun.insert(op);
+    work.append(op->operand_begin(), op->operand_end());
+  }
+
+  // The re-run: (needed consts, needed carries, needed xs + read stacks).
+  SmallVector<unsigned> consts, carries, xs;
+  for (unsigned n : argNeeded.set_bits())
+    (n < numConsts ? consts : n < numConsts + numCarry ? carries : xs).push_back(n);
+  SmallVector<Value> operands;
+  SmallVector<Type> argTypes, resultTypes;
+  for (unsigned n : llvm::concat<unsigned>(consts, carries, xs)) {
+    operands.push_back(inBackward(scan.getOperand(n), stack, guard, b));
+    argTypes.push_back(body.getArgument(n).getType());
+  }
+  SmallVector<Value> reads; // in body order
+  for (Operation &op : body.without_terminator())
+    for (Value x : op.getResults())
+      if (read.contains(x))
+        reads.push_back(x);
+  for (Value x : reads) {
+    operands.push_back(savedFromBody(scan, x, readKind[x], guard, b));
+    argTypes.push_back(x.getType());
+  }
+  SmallVector<unsigned> ys;
+  for (unsigned i : wanted)
+    if (i >= numCarry)
+      ys.push_back(i);
+  for (unsigned n : carries)
+    resultTypes.push_back(scan.getResult(n - numConsts).getType());
+  for (unsigned i : ys)
+    resultTypes.push_back(scan.getResult(i).getType());
+  auto rerunScan = ScanOp::create(b, scan.getLoc(), resultTypes, operands, scan.getLength(),
+                                  consts.size(), carries.size(), scan.getReverse(),
+                                  /*checkpoint_lengths=*/nullptr, /*snapshots=*/nullptr);
+  Block *block = b.createBlock(&rerunScan.getBody(), {}, argTypes,
+                               SmallVector<Location>(argTypes.size(), scan.getLoc()));
+  IRMapping map;
+  unsigned next = 0;
+  for (unsigned n : llvm::concat<unsigned>(consts, carries, xs))
+    map.map(body.getArgument(n), block->getArgument(next++));
+  for (Value x : reads)
+    map.map(x, block->getArgument(next++));
+  OpBuilder ib = OpBuilder::atBlockEnd(block);
+  for (Operation &op : body.without_terminator())
+    if (rerun.contains(&op))
+      stripRematScopes(ib.clone(op, map));
+  SmallVector<Value> outs;
+  for (unsigned n : carries)
+    outs.push_back(map.lookup(yield->getOperand(n - numConsts)));
+  for (unsigned i : ys)
+    outs.push_back(map.lookup(yield->getOperand(i)));
+  YieldOp::create(ib, scan.getLoc(), outs);
+  b.setInsertionPointAfter(rerunScan);
+
+  for (auto [k, n] : llvm::enumerate(carries))
+    rebuilt[scan.getResult(n - numConsts)] = rerunScan.getResult(k);
+  for (auto [k, i] : llvm::enumerate(ys))
+    rebuilt[scan.getResult(i)] = rerunScan.getResult(carries.size() + k);
+  return rebuilt.lookup(v);
+}
+
 Value Rematerializer::rebuild(Value v, OpBuilder &b) {
   if (Value done = rebuilt.lookup(v))
     return done;
   Operation *producer = v.getDefiningOp();
+  if (auto scan = dyn_cast<ScanOp>(producer))
+    return rebuildScan(scan, v, b);
   bool guard = false;
   if (RematScopeAttr scope = getRematScope(producer))
     guard = scope.getPreventCse();
   IRMapping map;
-  for (Value operand : producer->getOperands()) {
-    Value mapped;
-    if (isArgumentFree(operand)) {
-      mapped = rebuild(operand, b);
-    } else if (isa<BlockArgument>(operand)) {
-      mapped = saved(operand, "", guard, b);
-    } else {
-      Verdict verdict = decide(operand, regionStack(producer), cuts);
-      mapped = verdict.decision == Decision::Recompute
-                   ? rebuild(operand, b)
-                   : saved(operand, verdict.memoryKind, guard, b);
-    }
-    map.map(operand, mapped);
-  }
+  for (Value operand : producer->getOperands())
+    map.map(operand, inBackward(operand, regionStack(producer), guard, b));
   Operation *clone = b.clone(*producer, map);
   stripRematScopes(clone);
   for (auto [from, to] : llvm::zip(producer->getResults(), clone->getResults()))
@@ -301,11 +472,14 @@ LogicalResult Rematerializer::run() {
     }
     if (best.decision == Decision::Recompute) {
       recompute.push_back({v, arg});
+      recomputed.insert(v);
       continue;
     }
     residuals.insert({v, arg});
     if (best.decision == Decision::Offload)
       memoryKinds[v] = best.memoryKind;
+    else if (StringRef kind = getArgMemoryKind(bwd, i); !kind.empty())
+      memoryKinds[v] = kind; // offloaded by a policy inside a scan body
   }
 
   // Rebuild in order of first use, so that what one rebuild leaves behind
@@ -335,7 +509,50 @@ LogicalResult Rematerializer::run() {
   return success();
 }
 
+/// Makes each forward scan whose re-run reads body values also stack them
+/// (a scan with more results replaces it), and saves the stacks.
+void Rematerializer::stackSavedBodyValues() {
+  llvm::DenseMap<Value, Value> replaced;
+  for (auto &[op, list] : bodyResiduals) {
+    auto scan = cast<ScanOp>(op);
+    OpBuilder b(scan);
+    SmallVector<Type> types(scan.getResultTypes());
+    for (const BodyResidual &r : list)
+      types.push_back(cast<BlockArgument>(r.arg).getType());
+    auto stacking = ScanOp::create(b, scan.getLoc(), types, scan.getOperands(), scan.getLength(),
+                                   scan.getNumConsts(), scan.getNumCarry(), scan.getReverse(),
+                                   scan.getCheckpointLengthsAttr(), scan.getSnapshotsAttr());
+    stacking->setDiscardableAttrs(scan->getDiscardableAttrDictionary());
+    stacking.getBody().takeBody(scan.getBody());
+    Operation *yield = stacking.getBody().front().getTerminator();
+    for (const BodyResidual &r : list)
+      yield->insertOperands(yield->getNumOperands(), r.bodyValue);
+    for (auto [from, to] : llvm::zip(scan.getResults(), stacking.getResults())) {
+      from.replaceAllUsesWith(to);
+      replaced[from] = to;
+    }
+    for (auto [k, r] : llvm::enumerate(list)) {
+      Value stacked = stacking.getResult(scan.getNumResults() + k);
+      residuals.insert({stacked, r.arg});
+      if (!r.memoryKind.empty())
+        memoryKinds[stacked] = r.memoryKind;
+    }
+    scan.erase();
+  }
+  if (replaced.empty())
+    return;
+  llvm::MapVector<Value, BlockArgument> rekeyed;
+  for (auto &[v, arg] : residuals)
+    rekeyed.insert({replaced.lookup(v) ? replaced.lookup(v) : v, arg});
+  residuals = std::move(rekeyed);
+  llvm::DenseMap<Value, StringRef> kinds;
+  for (auto &[v, kind] : memoryKinds)
+    kinds[replaced.lookup(v) ? replaced.lookup(v) : v] = kind;
+  memoryKinds = std::move(kinds);
+}
+
 void Rematerializer::finish() {
+  stackSavedBodyValues();
   Block &fwdBody = fwd.getBody().front(), &bwdBody = bwd.getBody().front();
   MLIRContext *ctx = fwd.getContext();
   SmallVector<Value> ordered;

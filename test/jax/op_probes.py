@@ -4,7 +4,7 @@ The random programs avoid the ops whose VJP rules save other values than
 JAX's, and the structures where JAX's checkpoint and Cotangent's disagree by
 design or by a bug; here each appears alone, so that oracle_differences.json
 can say exactly what differs and cite the paragraph that explains it (or, for
-a bug, mark it so: the suite then counts it as a known bug and fails).
+a bug, mark it so: the suite then counts it as a known bug, apart, and fails).
 
 Every probe takes float arguments in [-1, 1) (or in [0.5, 1.5) where a
 domain needs it) and returns a scalar; each runs without a checkpoint and

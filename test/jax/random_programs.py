@@ -23,8 +23,9 @@ Cotangent); under an outer checkpoint with policy P, oracle.py compiles the
 program with every inner policy P too, and a checkpoint nested in another
 always shares its policy, because the two systems nest differently by design
 (JAX lets the outermost policy decide inside inner checkpoints, Cotangent
-intersects them; op_probes.py shows it). Scan bodies
-and cond branches hold no names and no dots (see op_probes.py for why).
+intersects them; op_probes.py shows it). A scan body may hold a dot with a
+weight it closes over, a name, and be checkpointed itself; cond branches hold
+no names and no dots (see op_probes.py for why).
 
 Domains are kept safe so that float32 gradients are well conditioned:
 arguments lie in [-1, 1), logs and roots see 1 + v*v, exponentials see sin(v),
@@ -252,6 +253,14 @@ class _Gen:
         self.indent += 1
         c, t = _Val("c", s), _Val("t", s)
         a = self.binary(c, t)
+        if s and r.random() < 0.5:
+            # A layer in the loop: a dot with a weight the body closes over (a scan const),
+            # perhaps named, as a scanned stack of blocks has.
+            w = self.new_arg((s[-1], s[-1]), "w")
+            self.has.add("dot")
+            a = self.assign(f"jnp.dot({a.name}, {w.name}) * 0.5", s)
+            if r.random() < 0.5:
+                a = self.name(a)
         # The carry stays bounded with a bounded derivative, so that float32 gradients through
         # the loop stay well conditioned.
         b = self.assign(f"jnp.sin({self.unary(a).name}) * 0.8", s)
@@ -260,7 +269,13 @@ class _Gen:
         self.indent -= 1
         rev = ", reverse=True" if r.random() < 0.25 else ""
         carry, ys = self.fresh(), self.fresh()
-        self.emit(f"{carry}, {ys} = lax.scan({fname}, {v.name}, {xs.name}{rev})")
+        body = fname
+        if r.random() < 0.4:
+            # A checkpointed body (jax.checkpoint inside the loop, as nn.remat_scan writes it).
+            self.has.add("remat")
+            self.inner.append(r.choice(INNER_POLICIES))
+            body = f"jax.checkpoint({fname}, policy=INNER[{len(self.inner) - 1}])"
+        self.emit(f"{carry}, {ys} = lax.scan({body}, {v.name}, {xs.name}{rev})")
         out = self.assign(f"{carry} + jnp.sum({ys}, axis=0)", s)
         return out
 
