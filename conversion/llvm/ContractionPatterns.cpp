@@ -86,22 +86,53 @@ struct DotGeneralPattern : OpConversionPattern<jx::DotGeneralOp> {
     int64_t k = product(lhsType.getShape(), lc);
     int64_t n = product(rhsType.getShape(), rf);
 
-    SmallVector<int64_t> lperm(lb), rperm(rb);
-    llvm::append_range(lperm, lf);
-    llvm::append_range(lperm, lc);
-    llvm::append_range(rperm, rc);
-    llvm::append_range(rperm, rf);
+    // The lhs is wanted as (batch, m, k), the rhs as (batch, k, n). An operand
+    // already laid out as the transpose of that, (batch, k, m) or (batch, n,
+    // k), is read transposed by the matmul's indexing map (a BLAS transpose
+    // flag once jx-matmul-to-blas runs), not copied: the weight gradient
+    // x^T g and the input gradient g W^T of a dense layer among them.
+    auto concat = [](ArrayRef<int64_t> a, ArrayRef<int64_t> b, ArrayRef<int64_t> c) {
+      SmallVector<int64_t> all(a);
+      llvm::append_range(all, b);
+      llvm::append_range(all, c);
+      return all;
+    };
+    auto isIdentity = [](ArrayRef<int64_t> perm) {
+      return llvm::equal(perm, llvm::seq<int64_t>(0, perm.size()));
+    };
+    SmallVector<int64_t> lperm = concat(lb, lf, lc), rperm = concat(rb, rc, rf);
+    bool lhsTransposed = !isIdentity(lperm) && isIdentity(concat(lb, lc, lf));
+    bool rhsTransposed = !isIdentity(rperm) && isIdentity(concat(rb, rf, rc));
     Value lhs = convertTensor(rewriter, loc, adaptor.getLhs(), computeElem);
     Value rhs = convertTensor(rewriter, loc, adaptor.getRhs(), computeElem);
-    lhs = reshapeTensor(rewriter, loc, transposeTensor(rewriter, loc, lhs, lperm),
-                        RankedTensorType::get({batch, m, k}, computeElem));
-    rhs = reshapeTensor(rewriter, loc, transposeTensor(rewriter, loc, rhs, rperm),
-                        RankedTensorType::get({batch, k, n}, computeElem));
+    lhs = lhsTransposed
+              ? reshapeTensor(rewriter, loc, lhs, RankedTensorType::get({batch, k, m}, computeElem))
+              : reshapeTensor(rewriter, loc, transposeTensor(rewriter, loc, lhs, lperm),
+                              RankedTensorType::get({batch, m, k}, computeElem));
+    rhs = rhsTransposed
+              ? reshapeTensor(rewriter, loc, rhs, RankedTensorType::get({batch, n, k}, computeElem))
+              : reshapeTensor(rewriter, loc, transposeTensor(rewriter, loc, rhs, rperm),
+                              RankedTensorType::get({batch, k, n}, computeElem));
     auto productType = RankedTensorType::get({batch, m, n}, computeElem);
     Value init = filledTensor(rewriter, loc, productType,
                               scalarConstant(rewriter, loc, computeElem, 0));
+    SmallVector<NamedAttribute> attrs;
+    if (lhsTransposed || rhsTransposed) {
+      // Loops (b, m, n, k).
+      MLIRContext *ctx = rewriter.getContext();
+      AffineExpr b = getAffineDimExpr(0, ctx), mm = getAffineDimExpr(1, ctx),
+                 nn = getAffineDimExpr(2, ctx), kk = getAffineDimExpr(3, ctx);
+      auto map = [&](ArrayRef<AffineExpr> results) {
+        return AffineMapAttr::get(AffineMap::get(4, 0, results, ctx));
+      };
+      attrs.push_back(rewriter.getNamedAttr(
+          "indexing_maps",
+          rewriter.getArrayAttr({lhsTransposed ? map({b, kk, mm}) : map({b, mm, kk}),
+                                 rhsTransposed ? map({b, nn, kk}) : map({b, kk, nn}),
+                                 map({b, mm, nn})})));
+    }
     Value product = linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{productType},
-                                                  ValueRange{lhs, rhs}, ValueRange{init})
+                                                  ValueRange{lhs, rhs}, ValueRange{init}, attrs)
                         .getResult(0);
     product = convertTensor(rewriter, loc, product, outElem);
     rewriter.replaceOp(op, reshapeTensor(rewriter, loc, product, resultType));

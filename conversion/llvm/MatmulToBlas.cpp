@@ -1,7 +1,8 @@
 //===- MatmulToBlas.cpp - batched matmuls on buffers become BLAS calls ----===//
 //
 // After bufferization, every `linalg.batch_matmul` on f32 or f64 memrefs
-// (what jx-to-linalg makes of jx.dot_general) becomes a call to
+// (what jx-to-linalg makes of jx.dot_general, with either operand possibly
+// read transposed: it is passed as a memref.transpose view) becomes a call to
 // `@cotangent_batch_matmul_f32` / `_f64`, declared with
 // `llvm.emit_c_interface` over fully dynamic strided rank-3 memrefs, so the
 // runtime receives descriptors and calls cblas_sgemm / cblas_dgemm per batch
@@ -30,6 +31,13 @@ MemRefType dynamicRank3(Type elementType) {
                          StridedLayoutAttr::get(elementType.getContext(), d, {d, d, d}));
 }
 
+/// `map` (b, m, n, k) -> (b, x, y) with its two last results swapped.
+AffineMap transposedOperandMap(AffineMap map) {
+  return AffineMap::get(map.getNumDims(), 0,
+                        {map.getResult(0), map.getResult(2), map.getResult(1)},
+                        map.getContext());
+}
+
 class JxMatmulToBlasPass
     : public cotangent::impl::JxMatmulToBlasPassBase<JxMatmulToBlasPass> {
 public:
@@ -47,7 +55,16 @@ public:
           cast<MemRefType>(a.getType()).getElementType() != elem ||
           cast<MemRefType>(b.getType()).getElementType() != elem)
         continue;
-      if (op.getIndexingMapsArray() != linalg::BatchMatmulOp::getDefaultIndexingMaps(&getContext()))
+      // Default maps, or the lhs and/or rhs read transposed (jx-to-linalg's
+      // dot_general): a transposed operand is passed as a transposed view,
+      // whose strides tell the runtime to set the BLAS transpose flag.
+      SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+      SmallVector<AffineMap> defaults =
+          linalg::BatchMatmulOp::getDefaultIndexingMaps(&getContext());
+      bool aT = maps[0] == transposedOperandMap(defaults[0]);
+      bool bT = maps[1] == transposedOperandMap(defaults[1]);
+      if ((maps[0] != defaults[0] && !aT) || (maps[1] != defaults[1] && !bT) ||
+          maps[2] != defaults[2])
         continue;
       // The op before the matmul, looked up before the casts and the call
       // are inserted between them.
@@ -56,6 +73,12 @@ public:
       OpBuilder builder(op);
       Location loc = op.getLoc();
       MemRefType type = dynamicRank3(elem);
+      auto swapLast = AffineMapAttr::get(AffineMap::getPermutationMap(
+          ArrayRef<unsigned>{0, 2, 1}, &getContext()));
+      if (aT)
+        a = memref::TransposeOp::create(builder, loc, a, swapLast);
+      if (bT)
+        b = memref::TransposeOp::create(builder, loc, b, swapLast);
       SmallVector<Value> args;
       for (Value v : {a, b, c})
         args.push_back(memref::CastOp::create(builder, loc, type, v));

@@ -39,8 +39,11 @@ SmallVector<int64_t> freeDims(int64_t rank, ArrayRef<int64_t> batch, ArrayRef<in
 /// The cotangent of one dot_general operand ("mine") from the result
 /// cotangent and the other operand. The result's dimensions are
 /// [batch, lhs free, rhs free]; contracting ct's "other free" dims with the
-/// other operand's free dims gives [batch, my free, my contracting (in the
-/// other operand's order)], which a transpose puts back in my layout.
+/// other operand's free dims gives, with ct on the left, [batch, my free, my
+/// contracting (in the other operand's order)], or, with ct on the right,
+/// [batch, my contracting, my free]. The order that is already my layout is
+/// taken (a dense layer's weight gradient x^T g is the second), else a
+/// transpose puts the first back in my layout.
 Value dotTranspose(JxBuilder &b, Value ct, Value other, Type myType, ArrayRef<int64_t> myBatch,
                    ArrayRef<int64_t> myContract, ArrayRef<int64_t> otherBatch,
                    ArrayRef<int64_t> otherContract, bool mineIsLhs) {
@@ -52,24 +55,38 @@ Value dotTranspose(JxBuilder &b, Value ct, Value other, Type myType, ArrayRef<in
   int64_t ctOtherFreeStart = mineIsLhs ? nb + myFree.size() : nb;
   SmallVector<int64_t> ctContract = iotaVector(ctOtherFreeStart, ctOtherFreeStart + otherFree.size());
   SmallVector<int64_t> ctBatch = iotaVector(0, nb);
+  // Position of each of my dimensions in either product.
+  SmallVector<int64_t> sortedOtherContract(otherContract);
+  llvm::sort(sortedOtherContract);
+  SmallVector<int64_t> ctFirst(mine.getRank()), ctLast(mine.getRank());
+  for (auto [i, d] : llvm::enumerate(myBatch))
+    ctFirst[d] = ctLast[d] = i;
+  for (auto [j, d] : llvm::enumerate(myFree)) {
+    ctFirst[d] = nb + j;
+    ctLast[d] = nb + myContract.size() + j;
+  }
+  for (auto [k, d] : llvm::enumerate(myContract)) {
+    int64_t rank = llvm::find(sortedOtherContract, otherContract[k]) - sortedOtherContract.begin();
+    ctFirst[d] = nb + myFree.size() + rank;
+    ctLast[d] = nb + rank;
+  }
+  auto isIdentity = [](ArrayRef<int64_t> perm) {
+    return llvm::equal(perm, llvm::seq<int64_t>(0, perm.size()));
+  };
   OpBuilder &ob = b.builder();
+  Type type = RankedTensorType::get(mine.getShape(), mine.getElementType());
+  if (!isIdentity(ctFirst) && isIdentity(ctLast)) {
+    Value dot = DotGeneralOp::create(ob, b.getLoc(), other, ct, ob.getDenseI64ArrayAttr(otherFree),
+                                     ob.getDenseI64ArrayAttr(ctContract),
+                                     ob.getDenseI64ArrayAttr(otherBatch),
+                                     ob.getDenseI64ArrayAttr(ctBatch), TypeAttr());
+    return b.convert(dot, type);
+  }
   Value dot = DotGeneralOp::create(ob, b.getLoc(), ct, other, ob.getDenseI64ArrayAttr(ctContract),
                                    ob.getDenseI64ArrayAttr(otherFree),
                                    ob.getDenseI64ArrayAttr(ctBatch),
                                    ob.getDenseI64ArrayAttr(otherBatch), TypeAttr());
-  // Position of each of my dimensions in `dot`'s result.
-  SmallVector<int64_t> sortedOtherContract(otherContract);
-  llvm::sort(sortedOtherContract);
-  SmallVector<int64_t> perm(mine.getRank());
-  for (auto [i, d] : llvm::enumerate(myBatch))
-    perm[d] = i;
-  for (auto [j, d] : llvm::enumerate(myFree))
-    perm[d] = nb + j;
-  for (auto [k, d] : llvm::enumerate(myContract)) {
-    int64_t rank = llvm::find(sortedOtherContract, otherContract[k]) - sortedOtherContract.begin();
-    perm[d] = nb + myFree.size() + rank;
-  }
-  return b.convert(b.transpose(dot, perm), RankedTensorType::get(mine.getShape(), mine.getElementType()));
+  return b.convert(b.transpose(dot, ctFirst), type);
 }
 
 template <typename OpT>

@@ -36,6 +36,37 @@ func.func @f64_transposed(%a: memref<1x4x8xf64, strided<[32, 1, 4]>>, %b: memref
   return
 }
 
+// Operands read transposed through the indexing maps (jx-to-linalg's
+// dot_general for x^T g and g W^T): each becomes a memref.transpose view,
+// whose strides make the runtime set the transpose flags.
+// CHECK-LABEL: func.func @f32_maps_transposed
+// CHECK-SAME:    (%[[A:.*]]: memref<1x8x4xf32>, %[[B:.*]]: memref<1x3x8xf32>, %[[C:.*]]: memref<1x4x3xf32>)
+// CHECK:         %[[TA:.*]] = memref.transpose %[[A]] (d0, d1, d2) -> (d0, d2, d1) : memref<1x8x4xf32> to memref<1x4x8xf32, strided<[32, 1, 4]>>
+// CHECK:         %[[TB:.*]] = memref.transpose %[[B]] (d0, d1, d2) -> (d0, d2, d1) : memref<1x3x8xf32> to memref<1x8x3xf32, strided<[24, 1, 8]>>
+// CHECK:         %[[CA:.*]] = memref.cast %[[TA]]
+// CHECK:         %[[CB:.*]] = memref.cast %[[TB]]
+// CHECK:         call @cotangent_batch_matmul_f32(%[[CA]], %[[CB]],
+// CHECK-NOT:     linalg.batch_matmul
+func.func @f32_maps_transposed(%a: memref<1x8x4xf32>, %b: memref<1x3x8xf32>, %c: memref<1x4x3xf32>) {
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, k, m)>,
+                                       affine_map<(b, m, n, k) -> (b, n, k)>,
+                                       affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%a, %b : memref<1x8x4xf32>, memref<1x3x8xf32>) outs(%c : memref<1x4x3xf32>)
+  return
+}
+
+// Other maps (a broadcast operand) stay linalg.
+// CHECK-LABEL: func.func @f32_broadcast_stays
+// CHECK:         linalg.batch_matmul
+// CHECK-NOT:     call
+func.func @f32_broadcast_stays(%a: memref<4x8xf32>, %b: memref<1x8x3xf32>, %c: memref<1x4x3xf32>) {
+  linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (m, k)>,
+                                       affine_map<(b, m, n, k) -> (b, k, n)>,
+                                       affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%a, %b : memref<4x8xf32>, memref<1x8x3xf32>) outs(%c : memref<1x4x3xf32>)
+  return
+}
+
 // Integer matmuls have no BLAS routine: they stay linalg (and become loops).
 // CHECK-LABEL: func.func @i32_stays
 // CHECK:         linalg.batch_matmul ins(%{{.*}}, %{{.*}} : memref<1x4x8xi32>, memref<1x8x3xi32>)

@@ -28,18 +28,38 @@ func.func @int_div(%a: tensor<3xi32>, %b: tensor<3xi32>) -> tensor<3xi32> {
   return %0 : tensor<3xi32>
 }
 
-// dot_general: transposes into (batch, free, contracting) x (batch, contracting, free).
+// dot_general: a batched matmul of (batch, free, contracting) x (batch,
+// contracting, free). An operand laid out as the transpose of that (here
+// a^T b, the weight-gradient shape, and a b^T) is read through the matmul's
+// indexing map, not copied.
 // CHECK-LABEL: func.func @dot
-// CHECK: linalg.transpose ins(%arg0 : tensor<4x5xf32>) {{.*}} permutation = [1, 0]
-// CHECK: tensor.expand_shape {{.*}} into tensor<1x5x4xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK: tensor.expand_shape {{.*}} into tensor<1x4x5xf32>
 // CHECK: linalg.fill
-// CHECK: linalg.batch_matmul ins({{.*}} : tensor<1x5x4xf32>, tensor<1x4x3xf32>)
+// CHECK: linalg.batch_matmul indexing_maps = [#[[$AT:.*]], #{{.*}}, #{{.*}}] ins({{.*}} : tensor<1x4x5xf32>, tensor<1x4x3xf32>)
 // CHECK: tensor.collapse_shape {{.*}} into tensor<15xf32>
 // CHECK: tensor.expand_shape {{.*}} into tensor<5x3xf32>
 func.func @dot(%a: tensor<4x5xf32>, %b: tensor<4x3xf32>) -> tensor<5x3xf32> {
   %0 = jx.dot_general %a, %b, contracting_dims = [0] x [0], batch_dims = [] x []
          : tensor<4x5xf32>, tensor<4x3xf32> -> tensor<5x3xf32>
   return %0 : tensor<5x3xf32>
+}
+// CHECK-LABEL: func.func @dot_rhs_transposed
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.batch_matmul indexing_maps = [#{{.*}}, #[[$BT:.*]], #{{.*}}] ins({{.*}} : tensor<1x5x4xf32>, tensor<1x3x4xf32>)
+func.func @dot_rhs_transposed(%a: tensor<5x4xf32>, %b: tensor<3x4xf32>) -> tensor<5x3xf32> {
+  %0 = jx.dot_general %a, %b, contracting_dims = [1] x [1], batch_dims = [] x []
+         : tensor<5x4xf32>, tensor<3x4xf32> -> tensor<5x3xf32>
+  return %0 : tensor<5x3xf32>
+}
+// Dims in neither order are still transposed into place.
+// CHECK-LABEL: func.func @dot_middle
+// CHECK: linalg.transpose ins(%arg0 : tensor<2x3x4xf32>) {{.*}} permutation = [0, 2, 1]
+// CHECK: linalg.batch_matmul ins(
+func.func @dot_middle(%a: tensor<2x3x4xf32>, %b: tensor<3x5xf32>) -> tensor<2x4x5xf32> {
+  %0 = jx.dot_general %a, %b, contracting_dims = [1] x [0], batch_dims = [] x []
+         : tensor<2x3x4xf32>, tensor<3x5xf32> -> tensor<2x4x5xf32>
+  return %0 : tensor<2x4x5xf32>
 }
 
 // CHECK-LABEL: func.func @reduce

@@ -80,13 +80,26 @@ func.func @scale(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 // Batched dot: each operand's cotangent contracts the result's with the other
-// operand, then transposes back into the operand's layout.
+// operand, in the order that yields the operand's layout: ct . b^T for a,
+// a^T . ct for b (no transpose), as a dense layer's weight gradient x^T g.
 func.func @bmm(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf32> {
   %0 = jx.dot_general %a, %b, contracting_dims = [2] x [1], batch_dims = [0] x [0] : tensor<2x3x4xf32>, tensor<2x4x5xf32> -> tensor<2x3x5xf32>
   return %0 : tensor<2x3x5xf32>
 }
 // CHECK:       func.func @bmm_bwd(%[[A:.*]]: tensor<2x3x4xf32> {{.*}}, %[[B:.*]]: tensor<2x4x5xf32> {{.*}}, %[[CT:.*]]: tensor<2x3x5xf32>)
 // CHECK:         %[[GA:.*]] = jx.dot_general %[[CT]], %[[B]], contracting_dims = [2] x [2], batch_dims = [0] x [0] : tensor<2x3x5xf32>, tensor<2x4x5xf32> -> tensor<2x3x4xf32>
-// CHECK:         %[[T:.*]] = jx.dot_general %[[CT]], %[[A]], contracting_dims = [1] x [1], batch_dims = [0] x [0] : tensor<2x3x5xf32>, tensor<2x3x4xf32> -> tensor<2x5x4xf32>
-// CHECK:         %[[GB:.*]] = jx.transpose %[[T]], perm = [0, 2, 1]
+// CHECK:         %[[GB:.*]] = jx.dot_general %[[A]], %[[CT]], contracting_dims = [1] x [1], batch_dims = [0] x [0] : tensor<2x3x4xf32>, tensor<2x3x5xf32> -> tensor<2x4x5xf32>
+// CHECK-NOT:     jx.transpose
 // CHECK:         return %[[GA]], %[[GB]]
+
+// -----
+
+// Neither order yields the operand's layout (its contracting dim lies
+// between its free ones): the product is transposed back.
+func.func @dot_middle(%a: tensor<2x3x4xf32>, %b: tensor<3x5xf32>) -> tensor<2x4x5xf32> {
+  %0 = jx.dot_general %a, %b, contracting_dims = [1] x [0], batch_dims = [] x [] : tensor<2x3x4xf32>, tensor<3x5xf32> -> tensor<2x4x5xf32>
+  return %0 : tensor<2x4x5xf32>
+}
+// CHECK:       func.func @dot_middle_bwd(%[[A:.*]]: tensor<2x3x4xf32> {{.*}}, %[[B:.*]]: tensor<3x5xf32> {{.*}}, %[[CT:.*]]: tensor<2x4x5xf32>)
+// CHECK:         %[[T:.*]] = jx.dot_general %[[CT]], %[[B]], contracting_dims = [2] x [1], batch_dims = [] x [] : tensor<2x4x5xf32>, tensor<3x5xf32> -> tensor<2x4x3xf32>
+// CHECK:         %[[GA:.*]] = jx.transpose %[[T]], perm = [0, 2, 1]

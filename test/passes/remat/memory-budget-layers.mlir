@@ -8,7 +8,7 @@
 // buffer, which the bound counts.
 // RUN: cotangent-opt %s --jx-vjp --jx-remat --jx-print-saved-residuals -o /dev/null 2>&1 | FileCheck %s
 
-// CHECK: remark: memory_budget: peak 102400 of 103219 bytes (114688 without remat), recomputing 6144 FLOPs in 6 of 20 ops; optimal under the working-set bound {{.*}}(2 schedules predicted)
+// CHECK: remark: memory_budget: peak 90112 of 92160 bytes (102400 without remat), recomputing 6144 FLOPs in 6 of 20 ops; optimal under the working-set bound {{.*}}(2 schedules predicted)
 // CHECK-LABEL: saved residuals of @mlp
 // CHECK-COUNT-3: f32[16,64] output of tanh
 // CHECK-NEXT: f32[16,64] output of sub
