@@ -50,6 +50,29 @@ def JxToLinalgPass : Pass<"jx-to-linalg", "mlir::ModuleOp"> {
   ];
 }
 
+def JxApproximateMathPass : Pass<"jx-approximate-math", "mlir::ModuleOp"> {
+  let summary = "Replace f32 transcendental math ops by MLIR's polynomial approximations";
+  let description = [{
+    Runs on loops, before `convert-math-to-libm`. Each f32 `math.tanh`,
+    `exp`, `expm1`, `log`, `log1p` and `atan2` (what jx's tanh, exp, expm1,
+    log, log1p, logistic and atan2 lower to) becomes MLIR's polynomial
+    approximation (within 4 ulp of the correctly rounded value): arithmetic
+    only, so LLVM's loop vectorizer turns an elementwise loop into SIMD code,
+    where a libm call per element keeps it scalar. f64 ops and the rest
+    (sin and cos, whose approximations lose all accuracy a few periods out)
+    stay libm calls. The approximations' `math.fma`s become `llvm.intr.fma` (the
+    libm lowering would call `fmaf`). The accuracy against libm over each function's range is
+    measured by `test/unit/cpu/MathAccuracyTest.cpp` and stated in
+    `docs/lowering.md`.
+
+    ```mlir
+    %y = math.tanh %x : f32   // becomes a clamp, two polynomials and a divide
+    ```
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::math::MathDialect",
+                           "mlir::vector::VectorDialect", "mlir::LLVM::LLVMDialect"];
+}
+
 def JxLowerOptimizationBarriersPass
     : Pass<"jx-lower-optimization-barriers", "mlir::ModuleOp"> {
   let summary = "Turn the optimization barriers' calls into side-effecting inline asm on their buffers";

@@ -18,7 +18,9 @@
 //   convert-bufferization-to-memref, convert-linalg-to-loops, ... to LLVM,
 //   with finalize-memref-to-llvm{use-generic-functions=true} so that every
 //   allocation goes through _mlir_memref_to_llvm_alloc / _free (the runtime
-//   counts live and peak bytes there). Math ops become libm calls, the same
+//   counts live and peak bytes there). f32 tanh, exp, expm1, log, log1p and
+//   atan2 become polynomial approximations that LLVM vectorizes
+//   (jx-approximate-math); the other math ops become libm calls, the same
 //   functions the reference interpreter calls.
 //
 //===----------------------------------------------------------------------===//
@@ -62,6 +64,7 @@ void cotangent::buildJxToBuffersPipeline(OpPassManager &pm,
 
 void cotangent::buildHostToLLVMPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createJxApproximateMathPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
