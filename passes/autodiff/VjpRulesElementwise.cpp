@@ -84,7 +84,17 @@ void mlir::cotangent::addElementwiseVjpRules(VjpRuleTable &t) {
   unary<Log1pOp>(t, [](JxBuilder &b, Value x, Value) { return b.add(x, one(b, x)); },
                  /*divide=*/true);
   unary<Expm1Op>(t, [](JxBuilder &b, Value, Value y) { return b.add(y, one(b, y)); });
-  unary<TanhOp>(t, [](JxBuilder &b, Value, Value y) { return b.sub(one(b, y), b.mul(y, y)); });
+  // tanh saves its output y and the backward forms 1 - y*y: y is what the
+  // next layer's weight gradient reads anyway, so a dense tanh layer keeps
+  // one activation, not two.
+  t[TypeID::get<TanhOp>()] = VjpRule{
+      [](JxBuilder &, Operation *op, ArrayRef<bool>) {
+        return SmallVector<Value>{op->getResult(0)};
+      },
+      [](JxBuilder &b, Operation *, ArrayRef<bool>, ValueRange res, ArrayRef<Value> cts) {
+        Value y = res[0];
+        return SmallVector<Value>{b.mul(cts[0], b.sub(one(b, y), b.mul(y, y)))};
+      }};
   unary<LogisticOp>(t,
                     [](JxBuilder &b, Value, Value y) { return b.mul(y, b.sub(one(b, y), y)); });
   unary<SqrtOp>(t, [](JxBuilder &b, Value, Value y) { return b.add(y, y); }, /*divide=*/true);

@@ -23,7 +23,7 @@ Cotangent is documented to keep:
   division x / y (with x when y's tangent needs it); the integer_pow is
   replaced by the quotient, and the numerator may be dropped (below).
 - **tanh keeps one value** (docs/jax.md). JAX keeps tanh(x) and 1 - tanh(x),
-  Cotangent 1 - tanh(x)**2: the tanh output may be dropped (below).
+  Cotangent tanh(x) alone: the 1 - tanh(x) may be dropped (below).
 - **JAX's checkpoint keeps the operands of a cond** (docs/jax.md). Inside a
   checkpoint JAX keeps a cond's operand that a branch's backward needs even
   where the policy would recompute it: it may be dropped (below).
@@ -182,7 +182,7 @@ def apply_rules(residuals, ours_types=None, in_checkpoint=False):
 
     The rewrites that name what Cotangent keeps instead run first, until nothing changes. The
     rules that only say JAX keeps a value Cotangent may not need (a division's numerator, a tanh's
-    output, a cond's operand in a checkpoint) need Cotangent's types: such a residual is dropped,
+    1 - tanh(x), a cond's operand in a checkpoint) need Cotangent's types: such a residual is dropped,
     one at a time, only while JAX keeps more of its type than Cotangent does.
     """
     memo = {}
@@ -252,7 +252,7 @@ def apply_rules(residuals, ours_types=None, in_checkpoint=False):
         for k in order:
             t = type_text(current[k][1].aval)
             have[t] = have.get(t, 0) + 1
-        tanh_pairs = set()
+        tanh_pairs = set()  # JAX's 1 - tanh(x), which Cotangent forms in the backward
         for k in order:
             s, v, what = current[k]
             if isinstance(what, core.JaxprEqn) and what.primitive.name == "sub":
@@ -260,7 +260,7 @@ def apply_rules(residuals, ours_types=None, in_checkpoint=False):
                     if not isinstance(x, core.Literal):
                         xs, xv, xw = _resolve(s, x)
                         if isinstance(xw, core.JaxprEqn) and xw.primitive.name == "tanh":
-                            tanh_pairs.add((xs.ctx, id(xv)))
+                            tanh_pairs.add(k)
         for key in list(order):
             s, v, what = current[key]
             section = None

@@ -121,7 +121,7 @@ func.func @everything(%W: tensor<5x4xf32> {jx.arg_name = "W"}, %x: tensor<4xf32>
 // CHECK-LABEL: saved residuals of @everything:
 // CHECK-NEXT:  f32[5,4] from the argument W
 // CHECK-NEXT:  f32[4] from the argument x
-// CHECK-NEXT:  f32[5] output of sub from
+// CHECK-NEXT:  f32[5] output of tanh from
 // CHECK-NEXT:  total: 3 residuals, 116 bytes
 
 // -----
