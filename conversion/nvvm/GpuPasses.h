@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -34,7 +36,8 @@ std::string defaultCudaToolkitPath();
 
 /// The options of the `jx-to-nvvm` pipeline.
 struct JxToNVVMOptions : public PassPipelineOptions<JxToNVVMOptions> {
-  Option<std::string> chip{*this, "chip", llvm::cl::desc("Target SM architecture"),
+  Option<std::string> chip{*this, "chip", llvm::cl::desc("Target SM architecture, or several "
+                                                          "(sm_80,sm_90: one fat binary)"),
                            llvm::cl::init("sm_90")};
   Option<std::string> features{*this, "features", llvm::cl::desc("PTX ISA version feature"),
                                llvm::cl::init("+ptx80")};

@@ -37,4 +37,58 @@ def JxGpuTileParallelLoopsPass
                            "mlir::affine::AffineDialect"];
 }
 
+def JxGpuKernelizeHostCodePass
+    : Pass<"jx-gpu-kernelize-host-code", "mlir::ModuleOp"> {
+  let summary = "Move what host code does to buffers onto the device";
+  let description = [{
+    Buffers are device memory and launches are asynchronous, so the host
+    must not read or write them. Runs after `convert-linalg-to-parallel-loops`
+    and rewrites what is left outside `scf.parallel` loops:
+
+    - `memref.copy` becomes a parallel loop of loads and stores (a kernel);
+    - a nest of constant-bound `scf.for` loops that folds values into one
+      element (a reduction over all dimensions: load, `arith` combiner,
+      store at loop-invariant indices) becomes one block of up to 1024
+      threads, each folding a strided share in a register from the
+      combiner's identity, combined by `gpu.all_reduce`; thread 0 folds the
+      total into the element;
+    - any other loop nest of loads, stores and pure ops, and any lone
+      `memref.store` (with the loads and pure ops computing its operands),
+      becomes a `gpu.launch` of one thread;
+    - a load whose value the host needs (a branch predicate) becomes a call
+      to `cotangent_cuda_read_scalar(address, bytes)`, which waits for the
+      device and copies the element over.
+
+    ```mlir
+    // scf.for %i = 0 to 8 { scf.for %j = 0 to 32 {
+    //   %a = memref.load %out[] ; %x = memref.load %in[%i, %j]
+    //   %s = arith.addf %a, %x ; memref.store %s, %out[] } }   becomes
+    gpu.launch blocks(...) in (1, 1, 1) threads(%t, ...) in (256, 1, 1) {
+      %share = scf.for %k = %t to 256 step 256 iter_args(%acc = 0.0) { ... }
+      %sum = gpu.all_reduce add %share uniform {}
+      // thread 0: %out[] = %out[] + %sum
+    }
+    ```
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect",
+                           "mlir::func::FuncDialect", "mlir::scf::SCFDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
+def JxGpuFatbinPass : Pass<"jx-gpu-fatbin", "mlir::ModuleOp"> {
+  let summary = "Pack the cubins of each gpu.binary into one fat binary";
+  let description = [{
+    Runs after `gpu-module-to-binary` on modules with one `#nvvm.target` per
+    chip (`--jx-to-nvvm="chip=sm_80,sm_90"`): every `gpu.binary` with more
+    than one cubin becomes one object in `fatbin` format, made by the CUDA
+    toolkit's `fatbinary`. The driver picks the image of the device it runs
+    on, so one host object runs on every listed architecture. Objects that
+    are not cubins of NVVM targets are an error.
+  }];
+  let options = [
+    Option<"toolkit", "toolkit", "std::string", /*default=*/"\"/usr/local/cuda\"",
+           "CUDA toolkit whose bin/fatbinary packs the cubins">
+  ];
+}
+
 #endif // COTANGENT_PASSES_GPU_GPUPASSES_TD

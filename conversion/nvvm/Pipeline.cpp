@@ -10,23 +10,26 @@
 //                          CUDA runtime binds to cuBLAS (cublas=false keeps
 //                          them as loops, hence kernels)
 //   buffer-deallocation-pipeline, convert-bufferization-to-memref
-//   convert-linalg-to-parallel-loops, jx-gpu-tile-parallel-loops,
+//   convert-linalg-to-parallel-loops, jx-gpu-kernelize-host-code (what host
+//                          code did to buffers moves into kernels),
+//   jx-gpu-tile-parallel-loops,
 //   gpu-map-parallel-loops, convert-parallel-loops-to-gpu,
 //   gpu-kernel-outlining   every outermost parallel loop is one gpu.launch,
 //                          outlined into its own gpu.module
 //   nvvm-attach-target, gpu.module(convert-gpu-to-nvvm),
 //   gpu-module-to-binary   kernels to PTX (libdevice from the toolkit for
-//                          math), then to cubin/fatbin with ptxas
+//                          math), then to cubin/fatbin with ptxas, once per
+//                          chip of `chip=sm_80,sm_90`
+//   jx-gpu-fatbin          with several chips: their cubins as one fatbin
 //   host: the CPU lowering (allocations through the counted
 //   _mlir_memref_to_llvm_alloc / _free hooks, which the CUDA runtime binds
 //   to its device allocator), then gpu-to-llvm: launches become calls to
 //   mgpuModuleGetFunction / mgpuLaunchKernel / mgpuStream*, and the
 //   embedded binaries are loaded by global constructors (mgpuModuleLoad).
 //
-// Host code still reads some buffers itself (a jx.cond predicate, a scan's
-// loop-carried scalars, reductions over all dimensions, copies), so the
-// runtime allocates managed memory: the same pointer is valid on host and
-// device, and every launch is synchronous.
+// Buffers are device memory and launches asynchronous on one stream: host
+// code only allocates, frees, launches and calls; the one value it reads
+// (a jx.cond predicate) comes through the runtime's read.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,12 +59,12 @@ std::string cotangent::defaultCudaToolkitPath() {
 void cotangent::buildJxToNVVMPipeline(OpPassManager &pm, const JxToNVVMOptions &options) {
   // Tensors to buffers, as for the CPU; canonicalized first (parallel loops
   // map better), buffers freed where the deallocation pipeline puts them.
-  buildJxToBuffersPipeline(pm, BufferizationOptions{.canonicalize = true,
-                                                    .blas = options.cublas,
-                                                    .hoistDeallocations = false});
+  // The same buffers as on the CPU (so the same peak): only the BLAS differs.
+  buildJxToBuffersPipeline(pm, BufferizationOptions{.blas = options.cublas});
 
   // Parallel loops to kernels.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createJxGpuKernelizeHostCodePass());
   JxGpuTileParallelLoopsPassOptions tiling;
   tiling.threadsPerBlock = options.threadsPerBlock;
   pm.addNestedPass<func::FuncOp>(createJxGpuTileParallelLoopsPass(tiling));
@@ -72,11 +75,16 @@ void cotangent::buildJxToNVVMPipeline(OpPassManager &pm, const JxToNVVMOptions &
   pm.addPass(createCanonicalizerPass());
 
   // Kernels to NVVM, then to PTX / cubin.
-  GpuNVVMAttachTargetOptions target;
-  target.chip = options.chip;
-  target.features = options.features;
-  target.optLevel = options.optLevel;
-  pm.addPass(createGpuNVVMAttachTarget(target));
+  // One target per chip: each kernel module is compiled once for each.
+  llvm::SmallVector<llvm::StringRef> chips;
+  llvm::StringRef(options.chip).split(chips, ',', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef chip : chips) {
+    GpuNVVMAttachTargetOptions target;
+    target.chip = chip.trim().str();
+    target.features = options.features;
+    target.optLevel = options.optLevel;
+    pm.addPass(createGpuNVVMAttachTarget(target));
+  }
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
@@ -89,6 +97,11 @@ void cotangent::buildJxToNVVMPipeline(OpPassManager &pm, const JxToNVVMOptions &
   binary.toolkitPath = options.toolkit;
   binary.compilationTarget = options.format;
   pm.addPass(createGpuModuleToBinaryPass(binary));
+  if (chips.size() > 1) {
+    JxGpuFatbinPassOptions fatbin;
+    fatbin.toolkit = options.toolkit;
+    pm.addPass(createJxGpuFatbinPass(fatbin));
+  }
 
   // The host side: the CPU lowering, then the launches.
   buildHostToLLVMPasses(pm);

@@ -1,8 +1,7 @@
 //===- Aot.cpp - object files and C headers of compiled modules -----------===//
 //
 // Ahead-of-time output of a CpuModule: the lowered module translated to LLVM
-// IR, optimized at -O3 for the host CPU and emitted as an object file by an
-// llvm::TargetMachine; and a C header declaring each public function's
+// IR and written for the host CPU (runtime/host/ObjectFile.h); and a C header declaring each public function's
 // `_mlir_ciface_` entry point with one strided-memref struct per rank. A
 // program that links the object must also provide (or link from
 // runtime/cpu's MemoryHooks.cpp, with runtime/host's StridedMatrix.cpp)
@@ -13,20 +12,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/CpuRuntime.h"
+#include "runtime/host/ObjectFile.h"
 
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Target/LLVMIR/Export.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
-#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Target/TargetMachine.h"
-#include "llvm/Target/TargetOptions.h"
-#include "llvm/TargetParser/Host.h"
-#include "llvm/TargetParser/SubtargetFeature.h"
-#include "llvm/TargetParser/Triple.h"
 
 #include <set>
 
@@ -39,32 +31,7 @@ llvm::LogicalResult CpuModule::emitObject(llvm::StringRef path) const {
   std::unique_ptr<llvm::Module> module = translateModuleToLLVMIR(getLoweredModule(), llvmContext);
   if (!module)
     return emitError(loc, "cannot translate the lowered module to LLVM IR");
-  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
-  std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    return emitError(loc) << "no LLVM target for " << triple.str() << ": " << error;
-  llvm::SubtargetFeatures features;
-  for (const auto &feature : llvm::sys::getHostCPUFeatures())
-    features.AddFeature(feature.first(), feature.second);
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, llvm::sys::getHostCPUName(), features.getString(), llvm::TargetOptions(),
-      llvm::Reloc::PIC_));
-  module->setTargetTriple(triple);
-  module->setDataLayout(machine->createDataLayout());
-  if (llvm::Error e = makeOptimizingTransformer(3, 0, machine.get())(module.get()))
-    return emitError(loc) << "LLVM optimization failed: " << llvm::toString(std::move(e));
-
-  std::error_code ec;
-  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return emitError(loc) << "cannot write " << path << ": " << ec.message();
-  llvm::legacy::PassManager passes;
-  if (machine->addPassesToEmitFile(passes, out, nullptr, llvm::CodeGenFileType::ObjectFile))
-    return emitError(loc, "the target cannot emit object files");
-  passes.run(*module);
-  out.flush();
-  return llvm::success();
+  return host::writeObjectFile(*module, path, /*native=*/true, loc);
 }
 
 llvm::LogicalResult CpuModule::emitHeader(llvm::StringRef path) const {

@@ -5,9 +5,16 @@
 // the driver or a device is missing, cotangent_cuda_init() fails with
 // "no CUDA device: <why>" and every other entry records an error and
 // returns a null/zero value instead of calling into the driver. cuda.h and
-// cublas_v2.h are included for their types only. Managed and pinned blocks
+// cublas_v2.h are included for their types only. Device and pinned blocks
 // are counted by runtime/host's ByteCounter, one each; the batched matmul
 // lays out its operands by runtime/host's rule, as the CPU's BLAS call does.
+//
+// Ordering: all compiled work (kernels, cuBLAS, allocations and frees from
+// the device's default memory pool) goes to one compute stream, so nothing
+// waits between launches; the host waits only where it reads device memory
+// (cotangent_cuda_copy_to_host, cotangent_cuda_read_scalar) or calls
+// cotangent_cuda_synchronize. Offload copies run on a second stream ordered
+// against the compute stream by events.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +27,9 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
 
@@ -34,8 +44,8 @@ namespace {
   X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)             \
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamWaitEvent)             \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventSynchronize) X(cuEventRecord)                     \
-  X(cuMemAllocManaged) X(cuMemFree) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemcpyAsync)         \
-  X(cuMemcpy) X(cuMemsetD32Async) X(cuMemsetD16Async)
+  X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuDeviceGetDefaultMemPool) X(cuMemPoolSetAttribute)    \
+  X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemcpyAsync) X(cuMemsetD32Async) X(cuMemsetD16Async)
 
 struct Driver {
 #define COTANGENT_FIELD(fn) decltype(&::fn) fn = nullptr;
@@ -44,13 +54,20 @@ struct Driver {
   decltype(&::cublasCreate) cublasCreate = nullptr;
   decltype(&::cublasSgemmStridedBatched) cublasSgemmStridedBatched = nullptr;
   decltype(&::cublasDgemmStridedBatched) cublasDgemmStridedBatched = nullptr;
+  decltype(&::cublasSetStream) cublasSetStream = nullptr;
+  decltype(&::cublasSetMathMode) cublasSetMathMode = nullptr;
 
   bool ready = false;
   CUdevice device = 0;
   CUcontext context = nullptr;
+  /// Where compiled code, its allocations and cuBLAS run, in program order.
+  CUstream computeStream = nullptr;
   CUstream offloadStream = nullptr;
   cublasHandle_t cublas = nullptr;
+  bool tf32 = false;
   int computeCapability = -1;
+  /// cuModuleGetFunction's answers: compiled code asks at every launch.
+  std::map<std::pair<void *, std::string>, CUfunction> functions;
 };
 
 struct State {
@@ -129,9 +146,20 @@ Driver *driver() {
                                     d.device), "cuDeviceGetAttribute") ||
       !check(d.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
                                     d.device), "cuDeviceGetAttribute") ||
+      !check(d.cuStreamCreate(&d.computeStream, CU_STREAM_NON_BLOCKING), "cuStreamCreate") ||
       !check(d.cuStreamCreate(&d.offloadStream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"))
     return nullptr;
+  // The default pool keeps freed blocks for reuse instead of returning them
+  // to the driver at every synchronization: allocation is a pool operation.
+  CUmemoryPool pool = nullptr;
+  cuuint64_t keep = ~cuuint64_t(0);
+  if (!check(d.cuDeviceGetDefaultMemPool(&pool, d.device), "cuDeviceGetDefaultMemPool") ||
+      !check(d.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep),
+             "cuMemPoolSetAttribute"))
+    return nullptr;
   d.computeCapability = 10 * major + minor;
+  if (const char *tf32 = std::getenv("COTANGENT_CUDA_TF32"))
+    d.tf32 = std::strcmp(tf32, "0") != 0 && *tf32;
   d.ready = true;
   return &d;
 }
@@ -144,11 +172,17 @@ Driver *blas() {
   std::lock_guard<std::recursive_mutex> lock(state().mutex);
   if (d->cublas)
     return d;
-  void *lib = dlopen(COTANGENT_CUBLAS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
-  if (!lib)
-    lib = dlopen("libcublas.so", RTLD_NOW | RTLD_LOCAL);
+  // By soname first (the loader's path), then in the toolkit's lib64/ and lib/.
+  std::string home = std::getenv("CUDA_HOME") ? std::getenv("CUDA_HOME") : "/usr/local/cuda";
+  void *lib = nullptr;
+  for (const std::string &name :
+       {std::string(COTANGENT_CUBLAS_SONAME), std::string("libcublas.so"),
+        home + "/lib64/" COTANGENT_CUBLAS_SONAME, home + "/lib/" COTANGENT_CUBLAS_SONAME,
+        home + "/lib64/libcublas.so", home + "/lib/libcublas.so"})
+    if ((lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)))
+      break;
   if (!lib) {
-    setError(std::string("cannot load cuBLAS: ") + dlerror());
+    setError(std::string("cannot load cuBLAS (" COTANGENT_CUBLAS_SONAME "): ") + dlerror());
     return nullptr;
   }
   d->cublasCreate = reinterpret_cast<decltype(d->cublasCreate)>(dlsym(lib, "cublasCreate_v2"));
@@ -156,8 +190,16 @@ Driver *blas() {
       dlsym(lib, "cublasSgemmStridedBatched"));
   d->cublasDgemmStridedBatched = reinterpret_cast<decltype(d->cublasDgemmStridedBatched)>(
       dlsym(lib, "cublasDgemmStridedBatched"));
+  d->cublasSetStream =
+      reinterpret_cast<decltype(d->cublasSetStream)>(dlsym(lib, "cublasSetStream_v2"));
+  d->cublasSetMathMode =
+      reinterpret_cast<decltype(d->cublasSetMathMode)>(dlsym(lib, "cublasSetMathMode"));
   if (!d->cublasCreate || !d->cublasSgemmStridedBatched || !d->cublasDgemmStridedBatched ||
-      d->cublasCreate(&d->cublas) != CUBLAS_STATUS_SUCCESS) {
+      !d->cublasSetStream || !d->cublasSetMathMode ||
+      d->cublasCreate(&d->cublas) != CUBLAS_STATUS_SUCCESS ||
+      d->cublasSetStream(d->cublas, d->computeStream) != CUBLAS_STATUS_SUCCESS ||
+      d->cublasSetMathMode(d->cublas, d->tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
+                                              : CUBLAS_DEFAULT_MATH) != CUBLAS_STATUS_SUCCESS) {
     setError("cannot initialize cuBLAS");
     d->cublas = nullptr;
     return nullptr;
@@ -204,6 +246,49 @@ extern "C" int cotangent_cuda_synchronize(void) {
   return d && check(d->cuCtxSynchronize(), "cuCtxSynchronize") ? 0 : 1;
 }
 
+extern "C" void cotangent_cuda_set_tf32(int enabled) {
+  Driver *d = driver();
+  if (!d)
+    return;
+  d->tf32 = enabled != 0;
+  if (d->cublas &&
+      d->cublasSetMathMode(d->cublas, d->tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
+                                              : CUBLAS_DEFAULT_MATH) != CUBLAS_STATUS_SUCCESS)
+    setError("cublasSetMathMode failed");
+}
+
+//===----------------------------------------------------------------------===//
+// Host <-> device copies
+//===----------------------------------------------------------------------===//
+
+extern "C" int cotangent_cuda_copy_to_device(void *dst, const void *src, uint64_t bytes) {
+  Driver *d = driver();
+  // Pageable host memory: the copy has read `src` when the call returns.
+  return d && check(d->cuMemcpyAsync(asDevice(dst), asDevice(src), bytes, d->computeStream),
+                    "cuMemcpyAsync") &&
+                 check(d->cuStreamSynchronize(d->computeStream), "cuStreamSynchronize")
+             ? 0
+             : 1;
+}
+
+extern "C" int cotangent_cuda_copy_to_host(void *dst, const void *src, uint64_t bytes) {
+  Driver *d = driver();
+  return d && check(d->cuMemcpyAsync(asDevice(dst), asDevice(src), bytes, d->computeStream),
+                    "cuMemcpyAsync") &&
+                 check(d->cuStreamSynchronize(d->computeStream), "cuStreamSynchronize")
+             ? 0
+             : 1;
+}
+
+extern "C" uint64_t cotangent_cuda_read_scalar(uint64_t address, uint64_t bytes) {
+  uint64_t value = 0;
+  if (bytes > sizeof(value) ||
+      cotangent_cuda_copy_to_host(&value, reinterpret_cast<const void *>(address), bytes) != 0)
+    setError("cotangent_cuda_read_scalar: reading " + std::to_string(bytes) +
+             " bytes of device memory failed");
+  return value; // little endian: the low bytes
+}
+
 //===----------------------------------------------------------------------===//
 // Counted allocations
 //===----------------------------------------------------------------------===//
@@ -213,8 +298,8 @@ extern "C" void *cotangent_cuda_alloc(uint64_t bytes) {
   if (!d)
     return nullptr;
   CUdeviceptr ptr = 0;
-  if (!check(d->cuMemAllocManaged(&ptr, std::max<uint64_t>(bytes, 1), CU_MEM_ATTACH_GLOBAL),
-             "cuMemAllocManaged"))
+  if (!check(d->cuMemAllocAsync(&ptr, std::max<uint64_t>(bytes, 1), d->computeStream),
+             "cuMemAllocAsync"))
     return nullptr;
   void *p = reinterpret_cast<void *>(ptr);
   state().device.allocated(p, static_cast<int64_t>(bytes));
@@ -229,7 +314,7 @@ extern "C" void cotangent_cuda_free(void *ptr) {
     return;
   }
   if (Driver *d = driver())
-    check(d->cuMemFree(asDevice(ptr)), "cuMemFree");
+    check(d->cuMemFreeAsync(asDevice(ptr), d->computeStream), "cuMemFreeAsync");
 }
 
 extern "C" int64_t cotangent_cuda_block_size(void *ptr) { return state().device.sizeOf(ptr); }
@@ -265,17 +350,39 @@ extern "C" void cotangent_cuda_host_free(void *ptr) {
 
 extern "C" int64_t cotangent_cuda_host_bytes(void) { return state().pinned.live(); }
 
-extern "C" int cotangent_cuda_copy_async(void *dst, const void *src, uint64_t bytes) {
+namespace {
+
+/// `to` waits for the work `from` has been given so far.
+bool order(Driver &d, CUstream from, CUstream to) {
+  CUevent event = nullptr;
+  bool ok = check(d.cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate") &&
+            check(d.cuEventRecord(event, from), "cuEventRecord") &&
+            check(d.cuStreamWaitEvent(to, event, 0), "cuStreamWaitEvent");
+  if (event)
+    check(d.cuEventDestroy(event), "cuEventDestroy"); // released once the wait is done
+  return ok;
+}
+
+/// A copy on the offload stream after the compute stream's work so far,
+/// which waits for it in turn: a later free or kernel sees the copy done.
+int offloadCopy(void *dst, const void *src, uint64_t bytes) {
   Driver *d = driver();
-  return d && check(d->cuMemcpyAsync(asDevice(dst), asDevice(src), bytes, d->offloadStream),
-                    "cuMemcpyAsync")
+  return d && order(*d, d->computeStream, d->offloadStream) &&
+                 check(d->cuMemcpyAsync(asDevice(dst), asDevice(src), bytes, d->offloadStream),
+                       "cuMemcpyAsync") &&
+                 order(*d, d->offloadStream, d->computeStream)
              ? 0
              : 1;
 }
 
-extern "C" int cotangent_cuda_offload_wait(void) {
-  Driver *d = driver();
-  return d && check(d->cuStreamSynchronize(d->offloadStream), "cuStreamSynchronize") ? 0 : 1;
+} // namespace
+
+extern "C" int cotangent_cuda_offload(void *pinnedDst, const void *deviceSrc, uint64_t bytes) {
+  return offloadCopy(pinnedDst, deviceSrc, bytes);
+}
+
+extern "C" int cotangent_cuda_reload(void *deviceDst, const void *pinnedSrc, uint64_t bytes) {
+  return offloadCopy(deviceDst, pinnedSrc, bytes);
 }
 
 //===----------------------------------------------------------------------===//
@@ -313,7 +420,6 @@ void batchMatmul(CotangentMemRef3 *a, CotangentMemRef3 *b, CotangentMemRef3 *c, 
            static_cast<int>(s.c.ld), c->strides[0], static_cast<int>(s.batch));
   if (status != CUBLAS_STATUS_SUCCESS)
     setError("cuBLAS gemm failed with status " + std::to_string(static_cast<int>(status)));
-  check(d->cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
 } // namespace
@@ -357,8 +463,11 @@ extern "C" void *cotangent_mgpuModuleLoadJIT(void *data, int optLevel) {
 
 extern "C" void cotangent_mgpuModuleUnload(void *module) {
   Driver *d = driver();
-  if (d && module)
-    check(d->cuModuleUnload(static_cast<CUmodule>(module)), "cuModuleUnload");
+  if (!d || !module)
+    return;
+  std::lock_guard<std::recursive_mutex> lock(state().mutex);
+  std::erase_if(d->functions, [&](const auto &entry) { return entry.first.first == module; });
+  check(d->cuModuleUnload(static_cast<CUmodule>(module)), "cuModuleUnload");
 }
 
 extern "C" void *cotangent_mgpuModuleGetFunction(void *module, const char *name) {
@@ -370,8 +479,14 @@ extern "C" void *cotangent_mgpuModuleGetFunction(void *module, const char *name)
     setError(std::string("kernel ") + name + ": its module did not load");
     return nullptr;
   }
-  check(d->cuModuleGetFunction(&function, static_cast<CUmodule>(module), name),
-        "cuModuleGetFunction");
+  std::lock_guard<std::recursive_mutex> lock(state().mutex);
+  auto [it, inserted] = d->functions.try_emplace({module, name}, nullptr);
+  if (inserted &&
+      !check(d->cuModuleGetFunction(&it->second, static_cast<CUmodule>(module), name),
+             "cuModuleGetFunction"))
+    d->functions.erase(it);
+  else
+    function = it->second;
   return function;
 }
 
@@ -389,23 +504,25 @@ extern "C" void cotangent_mgpuLaunchKernel(void *function, intptr_t gridX, intpt
         "cuLaunchKernel");
 }
 
+// Each launch of compiled code asks for a stream, launches on it, waits and
+// destroys it (that is how the embedded launch of a synchronous
+// gpu.launch_func reads). Here all of them are the compute stream and the
+// wait is left out: the host reads device memory only through the copies
+// above, which wait themselves, so launches stay asynchronous and ordered.
 extern "C" void *cotangent_mgpuStreamCreate(void) {
   Driver *d = driver();
-  CUstream stream = nullptr;
-  if (d)
-    check(d->cuStreamCreate(&stream, CU_STREAM_DEFAULT), "cuStreamCreate");
-  return stream;
+  return d ? d->computeStream : nullptr;
 }
 
 extern "C" void cotangent_mgpuStreamDestroy(void *stream) {
   Driver *d = driver();
-  if (d && stream)
+  if (d && stream && asStream(stream) != d->computeStream)
     check(d->cuStreamDestroy(asStream(stream)), "cuStreamDestroy");
 }
 
 extern "C" void cotangent_mgpuStreamSynchronize(void *stream) {
   Driver *d = driver();
-  if (d)
+  if (d && asStream(stream) != d->computeStream)
     check(d->cuStreamSynchronize(asStream(stream)), "cuStreamSynchronize");
 }
 
@@ -443,14 +560,11 @@ extern "C" void cotangent_mgpuEventRecord(void *event, void *stream) {
 }
 
 extern "C" void *cotangent_mgpuMemAlloc(uint64_t bytes, void * /*stream*/, int8_t /*shared*/) {
-  // Managed and counted, whatever was asked: the host may read it.
+  // Counted and stream-ordered on the compute stream, like every block.
   return cotangent_cuda_alloc(bytes);
 }
 
-extern "C" void cotangent_mgpuMemFree(void *ptr, void * /*stream*/) {
-  cotangent_cuda_synchronize();
-  cotangent_cuda_free(ptr);
-}
+extern "C" void cotangent_mgpuMemFree(void *ptr, void * /*stream*/) { cotangent_cuda_free(ptr); }
 
 extern "C" void cotangent_mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
   Driver *d = driver();

@@ -7,17 +7,19 @@
 // (counted managed memory) and the batched matmuls of jx-matmul-to-blas
 // (cuBLAS). The engine's initializers then load the embedded kernels.
 //
-// Calls: arguments are copied into counted managed buffers; each call is
-// waited for (launches are asynchronous) and the driver's errors reported.
-// A residual marked pinned_host is copied to pinned host memory on the
-// offload stream after @f_fwd, and back into a fresh device buffer before
-// @f_bwd.
+// Calls: arguments are copied into counted device buffers; each call is
+// waited for (launches are asynchronous) and the driver's errors reported;
+// results are copied back to the host. A residual marked pinned_host is
+// copied to pinned host memory on the offload stream after @f_fwd, its
+// device block freed once the copy is done, and copied back into a fresh
+// device block before @f_bwd.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cuda/CudaModule.h"
 
 #include "dialects/jx/JxSplit.h"
+#include "runtime/cuda/CudaBindings.h"
 #include "runtime/cuda/CudaRuntime.h"
 #include "runtime/cuda/DeviceCounter.h"
 
@@ -49,6 +51,15 @@ const DialectRegistry &gpuLoweringRegistry() {
   return registry;
 }
 
+/// "<what>: <the runtime's last error>" at `loc`; clears the error.
+LogicalResult runtimeError(Location loc, const llvm::Twine &what) {
+  std::string message = cotangent_cuda_last_error();
+  cotangent_cuda_clear_error();
+  return emitError(loc) << what << ": " << message;
+}
+
+} // namespace
+
 host::JitTarget gpuTarget(llvm::StringRef chip, bool cublas) {
   host::JitTarget target;
   target.deviceName = "the GPU";
@@ -66,39 +77,10 @@ host::JitTarget gpuTarget(llvm::StringRef chip, bool cublas) {
   symbols.free = reinterpret_cast<void *>(&cotangent_cuda_free);
   symbols.batchMatmulF32 = reinterpret_cast<void *>(&cotangent_cuda_batch_matmul_f32);
   symbols.batchMatmulF64 = reinterpret_cast<void *>(&cotangent_cuda_batch_matmul_f64);
-#define COTANGENT_MGPU(name)                                                                   \
-  symbols.more.emplace_back(#name, reinterpret_cast<void *>(&cotangent_##name));
-  COTANGENT_MGPU(mgpuModuleLoad)
-  COTANGENT_MGPU(mgpuModuleLoadJIT)
-  COTANGENT_MGPU(mgpuModuleUnload)
-  COTANGENT_MGPU(mgpuModuleGetFunction)
-  COTANGENT_MGPU(mgpuLaunchKernel)
-  COTANGENT_MGPU(mgpuStreamCreate)
-  COTANGENT_MGPU(mgpuStreamDestroy)
-  COTANGENT_MGPU(mgpuStreamSynchronize)
-  COTANGENT_MGPU(mgpuStreamWaitEvent)
-  COTANGENT_MGPU(mgpuEventCreate)
-  COTANGENT_MGPU(mgpuEventDestroy)
-  COTANGENT_MGPU(mgpuEventSynchronize)
-  COTANGENT_MGPU(mgpuEventRecord)
-  COTANGENT_MGPU(mgpuMemAlloc)
-  COTANGENT_MGPU(mgpuMemFree)
-  COTANGENT_MGPU(mgpuMemcpy)
-  COTANGENT_MGPU(mgpuMemset32)
-  COTANGENT_MGPU(mgpuMemset16)
-  COTANGENT_MGPU(mgpuSetDefaultDevice)
-#undef COTANGENT_MGPU
+  for (const Binding &binding : runtimeBindings())
+    symbols.more.emplace_back(binding.name, binding.address);
   return target;
 }
-
-/// "<what>: <the runtime's last error>" at `loc`; clears the error.
-LogicalResult runtimeError(Location loc, const llvm::Twine &what) {
-  std::string message = cotangent_cuda_last_error();
-  cotangent_cuda_clear_error();
-  return emitError(loc) << what << ": " << message;
-}
-
-} // namespace
 
 CudaModule::CudaModule() : CompiledModule(deviceByteCounter()) {}
 
@@ -134,11 +116,23 @@ llvm::FailureOr<std::unique_ptr<CudaModule>> CudaModule::compile(ModuleOp module
 
 llvm::FailureOr<host::MemRefDescriptor> CudaModule::upload(const Tensor &t) {
   void *data = cotangent_cuda_alloc(t.getByteSize());
-  if (!data)
+  if (!data || (t.getByteSize() > 0 &&
+                cotangent_cuda_copy_to_device(data, t.data(), t.getByteSize()) != 0))
     return runtimeError(loc(), "copying an argument to the GPU failed");
-  if (t.getByteSize() > 0)
-    std::memcpy(data, t.data(), t.getByteSize());
   return host::MemRefDescriptor::contiguous(data, t.getShape());
+}
+
+Tensor CudaModule::download(RankedTensorType type, const host::MemRefDescriptor &descriptor) {
+  // The whole block comes over, then the view is read from the copy.
+  int64_t bytes = cotangent_cuda_block_size(descriptor.allocated());
+  if (bytes < 0) {
+    cotangent_cuda_clear_error();
+    return descriptor.read(type); // not a device block (an offloaded copy)
+  }
+  std::vector<char> block(std::max<int64_t>(bytes, 1));
+  if (bytes > 0 && cotangent_cuda_copy_to_host(block.data(), descriptor.allocated(), bytes) != 0)
+    return Tensor(type);
+  return descriptor.rebased(block.data()).read(type);
 }
 
 void CudaModule::release(void *block) { cotangent_cuda_free(block); }
@@ -163,19 +157,22 @@ bool CudaModule::offloads(host::MemoryKind kind) const {
 llvm::FailureOr<host::MemRefDescriptor>
 CudaModule::offload(RankedTensorType type, const host::MemRefDescriptor &residual,
                     host::MemoryKind) {
-  // The viewed elements, made contiguous in a device buffer, then copied to
-  // pinned memory on the offload stream.
-  Tensor elements = residual.read(type);
-  int64_t bytes = elements.getByteSize();
+  // A contiguous residual is copied as it is, on the offload stream; a
+  // strided view goes through the host (rare: residuals are whole buffers).
+  int64_t bytes = host::bufferBytes(type);
   void *staging = cotangent_cuda_host_alloc(bytes);
   if (!staging)
     return runtimeError(loc(), "pinned host allocation failed");
-  void *device = cotangent_cuda_alloc(bytes);
-  if (device && bytes > 0)
-    std::memcpy(device, elements.data(), bytes);
-  bool copied = device && cotangent_cuda_copy_async(staging, device, bytes) == 0 &&
-                cotangent_cuda_offload_wait() == 0;
-  cotangent_cuda_free(device);
+  bool copied;
+  if (residual.isContiguous(type)) {
+    int64_t width = bytes / std::max<int64_t>(type.getNumElements(), 1);
+    const char *first = static_cast<const char *>(residual.aligned()) + residual.offset() * width;
+    copied = bytes == 0 || cotangent_cuda_offload(staging, first, bytes) == 0;
+  } else {
+    Tensor elements = download(type, residual);
+    std::memcpy(staging, elements.data(), bytes);
+    copied = !*cotangent_cuda_last_error();
+  }
   if (!copied) {
     cotangent_cuda_host_free(staging);
     return runtimeError(loc(), "offloading a residual failed");
@@ -187,8 +184,7 @@ llvm::FailureOr<host::MemRefDescriptor>
 CudaModule::reload(RankedTensorType type, const host::MemRefDescriptor &offloaded) {
   int64_t bytes = host::bufferBytes(type);
   void *device = cotangent_cuda_alloc(bytes);
-  if (!device || cotangent_cuda_copy_async(device, offloaded.allocated(), bytes) != 0 ||
-      cotangent_cuda_offload_wait() != 0) {
+  if (!device || (bytes > 0 && cotangent_cuda_reload(device, offloaded.allocated(), bytes) != 0)) {
     cotangent_cuda_free(device);
     return runtimeError(loc(), "reloading an offloaded residual failed");
   }

@@ -4,9 +4,9 @@
 // architecture and JIT-compiles the host side with the runtime's entry
 // points bound to the GPU runtime wrappers' names. Calls, the split and
 // their memory figures are runtime/host's CompiledModule; what is the GPU's
-// own is here: arguments are copied into counted managed buffers, every call
-// is waited for and checked for driver errors, and residuals marked
-// `pinned_host` wait in pinned host memory (CudaRuntime.h).
+// own is here: arguments are copied into counted device buffers and results
+// back, every call is waited for and checked for driver errors, and
+// residuals marked `pinned_host` wait in pinned host memory (CudaRuntime.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +41,8 @@ protected:
   /// starts, so they are excluded from the figures, as on the CPU).
   llvm::FailureOr<host::MemRefDescriptor> upload(const Tensor &t) override;
   void release(void *block) override;
+  /// Copies the result's block to the host and reads the view from there.
+  Tensor download(mlir::RankedTensorType type, const host::MemRefDescriptor &descriptor) override;
   /// Runs the initializers, which load the kernels.
   llvm::LogicalResult initialize(mlir::ExecutionEngine &engine) override;
   void wait() override;
@@ -58,6 +60,20 @@ protected:
 private:
   CudaModule();
 };
+
+/// How the JIT compiles for the GPU: jx-to-nvvm for `chip` (one, or a
+/// comma-separated list packed into a fat binary), the runtime's bindings.
+host::JitTarget gpuTarget(llvm::StringRef chip, bool cublas);
+
+/// What `--emit-object` with `--target=cuda` writes: one object file with
+/// the host code of every public function of `module` (kernels embedded as
+/// a fat binary of `chips`), a packed entry per function and the manifest
+/// (runtime/host/ObjectFile.h). Its calls are renamed to CudaRuntime.h's
+/// functions, so it links against the runtime alone (cotangent-step, or
+/// the CotangentCudaDriver library): no MLIR, LLVM or JIT at run time.
+/// Needs no device.
+llvm::LogicalResult emitStepObject(mlir::ModuleOp module, llvm::StringRef path,
+                                   llvm::StringRef chips = "sm_80,sm_90", bool cublas = true);
 
 /// Lowers `module` with jx-to-nvvm (cubin for `chip`) and JIT-compiles the
 /// host code without running it: needs no device (for tests).

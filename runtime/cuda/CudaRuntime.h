@@ -6,10 +6,13 @@
 // there every entry fails cleanly: cotangent_cuda_init() returns nonzero and
 // cotangent_cuda_last_error() says "no CUDA device: ...".
 //
-// Memory: every buffer of compiled code is managed memory (valid on host and
-// device) allocated through cotangent_cuda_alloc, which counts live and peak
-// bytes. Offloaded residuals live in pinned host memory and move with
-// asynchronous copies on a dedicated stream.
+// Memory: every buffer of compiled code is device memory from the device's
+// stream-ordered pool, allocated through cotangent_cuda_alloc, which counts
+// live and peak bytes. Kernels, cuBLAS calls, allocations and frees run in
+// order on one compute stream without the host waiting; the host reads
+// device memory only through the copies below, which wait. Offloaded
+// residuals live in pinned host memory and move on a second stream, ordered
+// against the compute stream by events.
 //
 // The mgpu* entry points have the shape of MLIR's GPU runtime wrappers (what
 // gpu-to-llvm and the gpu.binary translation call); the JIT binds
@@ -41,8 +44,11 @@ int cotangent_cuda_device_count(void);
 int cotangent_cuda_compute_capability(void);
 /** Waits for all work on the device. */
 int cotangent_cuda_synchronize(void);
+/** Lets cuBLAS use TF32 tensor cores for f32 matmuls (default: off, or the
+ *  environment's COTANGENT_CUDA_TF32=1). */
+void cotangent_cuda_set_tf32(int enabled);
 
-/* Counted device allocations (managed memory). */
+/* Counted device allocations (stream-ordered, on the compute stream). */
 void *cotangent_cuda_alloc(uint64_t bytes);
 void cotangent_cuda_free(void *ptr);
 /** The requested size of a block from cotangent_cuda_alloc, or -1. */
@@ -52,15 +58,27 @@ int64_t cotangent_cuda_peak_bytes(void);
 /** Starts a new peak measurement at the current live bytes. */
 void cotangent_cuda_reset_peak(void);
 
+/* Host <-> device. Each returns 0 on success. */
+/** Copies host memory to the device; `src` may be reused when it returns. */
+int cotangent_cuda_copy_to_device(void *dst, const void *src, uint64_t bytes);
+/** Waits for the compute stream, then copies device memory to the host. */
+int cotangent_cuda_copy_to_host(void *dst, const void *src, uint64_t bytes);
+/** What compiled host code calls to read one scalar of device memory (a
+ *  branch's predicate): `bytes` (<= 8) at `address`, zero-extended. */
+uint64_t cotangent_cuda_read_scalar(uint64_t address, uint64_t bytes);
+
 /* Offload to pinned host memory. */
 void *cotangent_cuda_host_alloc(uint64_t bytes);
 void cotangent_cuda_host_free(void *ptr);
 /** Pinned host bytes currently allocated. */
 int64_t cotangent_cuda_host_bytes(void);
-/** Asynchronous copy on the offload stream (any direction: unified addressing). */
-int cotangent_cuda_copy_async(void *dst, const void *src, uint64_t bytes);
-/** Waits for the offload stream. */
-int cotangent_cuda_offload_wait(void);
+/** Copies a device block to pinned memory on the offload stream, after the
+ *  compute stream's work so far; the compute stream's later work (a free of
+ *  the block) waits for the copy. */
+int cotangent_cuda_offload(void *pinnedDst, const void *deviceSrc, uint64_t bytes);
+/** Copies pinned memory back into a device block on the offload stream; the
+ *  compute stream's later work waits for it. */
+int cotangent_cuda_reload(void *deviceDst, const void *pinnedSrc, uint64_t bytes);
 
 /* cuBLAS: C[b] = A[b] * B[b] for rank-3 strided memref descriptors (the
  * C interface of jx-matmul-to-blas's calls; runtime/host/StridedMatrix.h

@@ -28,8 +28,9 @@ const CompiledModule::Signature *CompiledModule::getSignature(llvm::StringRef na
   return it == signatures.end() ? nullptr : &it->second;
 }
 
-LogicalResult CompiledModule::load(ModuleOp module, const JitTarget &target) {
-  deviceName = target.deviceName;
+FailureOr<llvm::StringMap<CompiledModule::Signature>>
+CompiledModule::readSignatures(ModuleOp module, llvm::StringRef deviceName) {
+  llvm::StringMap<Signature> signatures;
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (fn.isDeclaration() || !fn.isPublic())
       continue;
@@ -47,6 +48,15 @@ LogicalResult CompiledModule::load(ModuleOp module, const JitTarget &target) {
                << ": arguments and results must be ranked static tensors of jx element types";
     signatures[fn.getName()] = std::move(sig);
   }
+  return signatures;
+}
+
+LogicalResult CompiledModule::load(ModuleOp module, const JitTarget &target) {
+  deviceName = target.deviceName;
+  auto read = readSignatures(module, deviceName);
+  if (failed(read))
+    return failure();
+  signatures = std::move(*read);
 
   source = module.clone();
   auto lowered = lowerClone(module, target);

@@ -55,6 +55,12 @@ public:
   llvm::FailureOr<SplitResult> runSplit(llvm::StringRef base, llvm::ArrayRef<Tensor> args,
                                         llvm::ArrayRef<Tensor> cotangents);
 
+  /// The signatures of `module`'s public functions; an error (naming where
+  /// the code was to run, `deviceName`) if one is not ranked static tensors
+  /// of jx element types.
+  static llvm::FailureOr<llvm::StringMap<Signature>> readSignatures(mlir::ModuleOp module,
+                                                                    llvm::StringRef deviceName);
+
   /// The signature of public function `name`, or null.
   const Signature *getSignature(llvm::StringRef name) const;
   const llvm::StringMap<Signature> &getSignatures() const { return signatures; }
@@ -86,6 +92,11 @@ protected:
   virtual llvm::FailureOr<MemRefDescriptor> upload(const Tensor &t) = 0;
   /// Frees a block the allocation hooks counted.
   virtual void release(void *block) = 0;
+  /// A host tensor of the elements `descriptor` views (a result of compiled
+  /// code); the CPU reads them in place.
+  virtual Tensor download(mlir::RankedTensorType type, const MemRefDescriptor &descriptor) {
+    return descriptor.read(type);
+  }
   /// Runs the module's global initializers (which may load kernels).
   virtual llvm::LogicalResult initialize(mlir::ExecutionEngine &engine);
   /// Waits until the work a call started has finished (timed with the call).
@@ -119,6 +130,9 @@ private:
   /// Uploads `tensors`, each copy's block added to `blocks`.
   llvm::LogicalResult uploadAll(llvm::ArrayRef<Tensor> tensors, std::vector<MemRefDescriptor> &into,
                                 Blocks &blocks);
+  /// Host tensors of `types` downloaded from `descriptors`, in order.
+  std::vector<Tensor> downloadAll(llvm::ArrayRef<mlir::RankedTensorType> types,
+                                  llvm::ArrayRef<MemRefDescriptor> descriptors);
 
   ByteCounter &counter;
   std::string deviceName;

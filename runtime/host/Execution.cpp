@@ -57,18 +57,13 @@ private:
   std::set<void *> blocks;
 };
 
-namespace {
-
-/// Host tensors of `types` read from `descriptors`, in order.
-std::vector<Tensor> readAll(llvm::ArrayRef<mlir::RankedTensorType> types,
-                            llvm::ArrayRef<MemRefDescriptor> descriptors) {
+std::vector<Tensor> CompiledModule::downloadAll(llvm::ArrayRef<mlir::RankedTensorType> types,
+                                                llvm::ArrayRef<MemRefDescriptor> descriptors) {
   std::vector<Tensor> tensors;
   for (auto [type, descriptor] : llvm::zip(types, descriptors))
-    tensors.push_back(descriptor.read(type));
+    tensors.push_back(download(type, descriptor));
   return tensors;
 }
-
-} // namespace
 
 LogicalResult CompiledModule::uploadAll(llvm::ArrayRef<Tensor> tensors,
                                         std::vector<MemRefDescriptor> &into, Blocks &blocks) {
@@ -140,7 +135,7 @@ llvm::FailureOr<CallResult> CompiledModule::call(llvm::StringRef name,
   out.stats.peakBytes = counter.peak() - before;
   if (failed(ran))
     return failure();
-  out.results = readAll(sig->results, results);
+  out.results = downloadAll(sig->results, results);
   return out;
 }
 
@@ -190,7 +185,7 @@ llvm::FailureOr<SplitResult> CompiledModule::runSplit(llvm::StringRef base,
   dropped.eraseAll(blocks); // an output may be an upload
 
   // Outputs to the host; residuals stay, or wait where their kind says.
-  out.outputs = readAll(llvm::ArrayRef(fwd->results).take_front(numOutputs),
+  out.outputs = downloadAll(llvm::ArrayRef(fwd->results).take_front(numOutputs),
                         llvm::ArrayRef(fwdResults).take_front(numOutputs));
   std::vector<MemRefDescriptor> residuals(fwdResults.begin() + numOutputs, fwdResults.end());
   std::vector<bool> isOffloaded(numResiduals, false);
@@ -238,7 +233,7 @@ llvm::FailureOr<SplitResult> CompiledModule::runSplit(llvm::StringRef base,
   out.peakBytes = counter.peak() - before;
   if (failed(ranBwd))
     return failure();
-  out.gradients = readAll(bwd->results, bwdResults);
+  out.gradients = downloadAll(bwd->results, bwdResults);
   return out;
 }
 

@@ -34,21 +34,25 @@ MemRefDescriptor MemRefDescriptor::contiguous(void *data, llvm::ArrayRef<int64_t
 MemRefDescriptor::MemRefDescriptor(const int64_t *words, int64_t rank)
     : words(words, words + numWords(rank)), rank(rank) {}
 
+bool MemRefDescriptor::isContiguous(mlir::RankedTensorType type) const {
+  // Row-major strides (any stride along a size-1 dimension).
+  llvm::ArrayRef<int64_t> steps = strides();
+  for (int64_t i = rank - 1, expected = 1; i >= 0; --i) {
+    if (type.getDimSize(i) != 1 && steps[i] != expected)
+      return false;
+    expected *= type.getDimSize(i);
+  }
+  return true;
+}
+
 Tensor MemRefDescriptor::read(mlir::RankedTensorType type) const {
   Tensor t(type);
   int64_t width = interp::getElementByteWidth(t.getElementKind());
   const char *base = static_cast<const char *>(aligned()) + offset() * width;
   llvm::ArrayRef<int64_t> steps = strides();
   int64_t n = type.getNumElements();
-  // Row-major strides (any stride along a size-1 dimension) make one copy.
-  bool contiguous = true;
-  for (int64_t i = rank - 1, expected = 1; i >= 0; --i) {
-    if (type.getDimSize(i) != 1 && steps[i] != expected)
-      contiguous = false;
-    expected *= type.getDimSize(i);
-  }
   char *out = t.data();
-  if (contiguous) {
+  if (isContiguous(type)) {
     if (n > 0)
       std::memcpy(out, base, n * width);
     return t;

@@ -43,9 +43,22 @@ public:
   /// What the packed C interface takes for this argument: the words' address.
   void *address() { return words.data(); }
 
+  /// Whether the view's elements are one row-major run from element 0.
+  bool isContiguous(mlir::RankedTensorType type) const;
+
   /// A host tensor of `type` holding the elements the descriptor views; the
   /// buffer must be readable from the host.
   Tensor read(mlir::RankedTensorType type) const;
+
+  /// The same view of a copy of its block that starts at `block` (a device
+  /// buffer copied to the host is read through this).
+  MemRefDescriptor rebased(void *block) const {
+    MemRefDescriptor copy = *this;
+    int64_t shift = reinterpret_cast<int64_t>(block) - words[0];
+    copy.words[0] += shift;
+    copy.words[1] += shift;
+    return copy;
+  }
 
 private:
   MemRefDescriptor(std::vector<int64_t> words, int64_t rank)

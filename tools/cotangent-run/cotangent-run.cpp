@@ -2,13 +2,16 @@
 //
 // cotangent-run FILE.mlir --fn NAME [--input a.npy]... [--seed N]
 //     [--output-dir DIR] [--split] [--vjp] [--emit-object out.o --emit-header out.h]
+//     [--target=cpu|cuda] [--chip sm_80,sm_90]
 //
 // Compiles the module with jx-lower-to-llvm and the JIT, runs @NAME on the
 // inputs (.npy files, or seeded random values), and prints each result's
 // summary, the wall time and the bytes compiled code allocated. With
 // --split it runs @NAME_fwd, keeps the residuals, then @NAME_bwd on output
 // cotangents of ones, and reports the residual bytes; --vjp first runs
-// --jx-vjp --jx-remat on the module to make that pair.
+// --jx-vjp --jx-remat on the module to make that pair. With --target=cuda
+// it runs on the GPU, or with --emit-object writes a self-contained step
+// (host code, kernels for --chip, manifest) for tools/cotangent-step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,6 +76,10 @@ static cl::opt<std::string> emitHeader(cl::cat(toolOptions), "emit-header",
 static ::cotangent::tools::UnsignedOpt<0> numValues(cl::cat(toolOptions), "values",
                                                     cl::desc("Values printed per result"),
                                                     cl::init(4));
+static cl::opt<std::string> chips(cl::cat(toolOptions), "chip",
+                                  cl::desc("With --target=cuda --emit-object: the GPU "
+                                           "architectures of the step's fat binary"),
+                                  cl::value_desc("sm_80,sm_90"), cl::init("sm_80,sm_90"));
 enum class Target { Cpu, Cuda };
 static cl::opt<Target, false, ::cotangent::tools::ChoiceParser<Target>>
     target(cl::cat(toolOptions), "target", cl::desc("Where to run (default cpu)"),
@@ -210,6 +217,12 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
 
   if (target == Target::Cuda) {
 #ifdef COTANGENT_HAVE_CUDA
+    if (!emitHeader.empty())
+      return emitError(loc) << "--emit-header is for --target=cpu: a GPU step's object "
+                               "describes itself (cotangent_manifest(), see cotangent-step)";
+    // A step for another machine: nothing runs here, no device is needed.
+    if (!emitObject.empty())
+      return ::cotangent::cuda::emitStepObject(*module, emitObject, chips);
     if (!fn)
       return emitError(loc) << "--target=cuda needs --fn NAME";
     return success(::cotangent::cuda::runOnCuda(*module, fnName, args, split, llvm::outs()) == 0);

@@ -1,0 +1,378 @@
+//===- KernelizeHostCode.cpp - no host access to device buffers -----------===//
+//
+// Buffers live in device memory and launches are asynchronous, so host code
+// must not touch a buffer. After convert-linalg-to-parallel-loops, what is
+// left outside the parallel loops that will become kernels is moved onto the
+// device:
+//
+//   memref.copy            a parallel loop of loads and stores (a kernel)
+//   a loop nest reducing   one block of up to 1024 threads: each folds a
+//   into one element       strided share of the iteration space in a
+//                          register, gpu.all_reduce combines the shares,
+//                          thread 0 folds the total into the element
+//   any other loop nest    a one-thread kernel (correct, not fast: what
+//   or store               reaches here is small, e.g. 0-d arithmetic)
+//   a load the host        a call to cotangent_cuda_read_scalar, which waits
+//   branches on            for the device and copies the scalar over
+//
+// Host code keeps its control flow (scan loops, branches), allocations and
+// calls.
+//
+//===----------------------------------------------------------------------===//
+
+#include "conversion/nvvm/GpuPasses.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::cotangent {
+#define GEN_PASS_DEF_JXGPUKERNELIZEHOSTCODEPASS
+#include "conversion/nvvm/GpuPasses.h.inc"
+} // namespace mlir::cotangent
+
+using namespace mlir;
+
+namespace {
+
+constexpr llvm::StringLiteral kReadScalar = "cotangent_cuda_read_scalar";
+constexpr int64_t kReduceThreads = 1024;
+
+/// Whether `op` (and what it nests) can run in a kernel as it is: loads,
+/// stores, pure computations and structured control flow over them.
+bool fitsInKernel(Operation *op) {
+  WalkResult result = op->walk([](Operation *inner) {
+    if (isa<memref::LoadOp, memref::StoreOp, scf::ForOp, scf::IfOp, scf::YieldOp>(inner))
+      return WalkResult::advance();
+    if (isa<scf::ParallelOp, gpu::LaunchOp, memref::AllocOp, memref::AllocaOp,
+            memref::DeallocOp>(inner) ||
+        !isPure(inner))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !result.wasInterrupted();
+}
+
+/// A launch of one block of `threads` threads at the builder's point; the
+/// builder is left at the start of its body.
+gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t threads) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value block = arith::ConstantIndexOp::create(b, loc, threads);
+  auto launch = gpu::LaunchOp::create(b, loc, one, one, one, block, one, one);
+  b.setInsertionPointToEnd(&launch.getBody().front());
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  return launch;
+}
+
+/// A reduction into one element: a perfect nest of constant-bound loops
+/// whose innermost body loads the element, combines it with one value and
+/// stores it back at loop-invariant indices.
+struct ElementReduction {
+  SmallVector<scf::ForOp> loops; ///< outermost first
+  SmallVector<int64_t> trips;
+  memref::LoadOp load;
+  Operation *combine;
+  Value value; ///< what is combined into the element
+  memref::StoreOp store;
+  gpu::AllReduceOperation kind;
+  arith::AtomicRMWKind identity;
+};
+
+std::optional<std::pair<gpu::AllReduceOperation, arith::AtomicRMWKind>>
+reductionKind(Operation *op) {
+  using G = gpu::AllReduceOperation;
+  using A = arith::AtomicRMWKind;
+  return llvm::TypeSwitch<Operation *,
+                          std::optional<std::pair<gpu::AllReduceOperation, A>>>(op)
+      .Case([](arith::AddFOp) { return std::pair(G::ADD, A::addf); })
+      .Case([](arith::MulFOp) { return std::pair(G::MUL, A::mulf); })
+      .Case([](arith::MaximumFOp) { return std::pair(G::MAXIMUMF, A::maximumf); })
+      .Case([](arith::MinimumFOp) { return std::pair(G::MINIMUMF, A::minimumf); })
+      .Case([](arith::MaxNumFOp) { return std::pair(G::MAXNUMF, A::maxnumf); })
+      .Case([](arith::MinNumFOp) { return std::pair(G::MINNUMF, A::minnumf); })
+      .Case([](arith::AddIOp) { return std::pair(G::ADD, A::addi); })
+      .Case([](arith::MulIOp) { return std::pair(G::MUL, A::muli); })
+      .Case([](arith::MaxSIOp) { return std::pair(G::MAXSI, A::maxs); })
+      .Case([](arith::MinSIOp) { return std::pair(G::MINSI, A::mins); })
+      .Case([](arith::MaxUIOp) { return std::pair(G::MAXUI, A::maxu); })
+      .Case([](arith::MinUIOp) { return std::pair(G::MINUI, A::minu); })
+      .Case([](arith::OrIOp) { return std::pair(G::OR, A::ori); })
+      .Case([](arith::XOrIOp) { return std::pair(G::XOR, A::xori); })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<ElementReduction> matchElementReduction(scf::ForOp outer) {
+  ElementReduction r;
+  for (scf::ForOp loop = outer; loop;) {
+    auto lb = getConstantIntValue(loop.getLowerBound());
+    auto ub = getConstantIntValue(loop.getUpperBound());
+    auto step = getConstantIntValue(loop.getStep());
+    if (!lb || !ub || !step || *lb != 0 || *step != 1 || loop.getNumResults() != 0)
+      return std::nullopt;
+    r.loops.push_back(loop);
+    r.trips.push_back(*ub);
+    Block *body = loop.getBody();
+    auto inner = dyn_cast<scf::ForOp>(body->front());
+    loop = inner && body->getOperations().size() == 2 ? inner : scf::ForOp();
+  }
+  Block *body = r.loops.back().getBody();
+  auto stores = llvm::to_vector(body->getOps<memref::StoreOp>());
+  if (stores.size() != 1)
+    return std::nullopt;
+  r.store = stores.front();
+  auto invariant = [&](Value v) { return !outer->isAncestor(v.getParentRegion()->getParentOp()); };
+  if (!llvm::all_of(r.store.getIndices(), invariant) || !invariant(r.store.getMemRef()))
+    return std::nullopt;
+  r.combine = r.store.getValueToStore().getDefiningOp();
+  if (!r.combine || r.combine->getBlock() != body || r.combine->getNumOperands() != 2 ||
+      !r.combine->hasOneUse())
+    return std::nullopt;
+  auto kind = reductionKind(r.combine);
+  if (!kind)
+    return std::nullopt;
+  std::tie(r.kind, r.identity) = *kind;
+  for (unsigned i = 0; i < 2; ++i) {
+    auto load = r.combine->getOperand(i).getDefiningOp<memref::LoadOp>();
+    if (load && load.getMemRef() == r.store.getMemRef() &&
+        load.getIndices() == r.store.getIndices() && load->hasOneUse()) {
+      r.load = load;
+      r.value = r.combine->getOperand(1 - i);
+    }
+  }
+  if (!r.load || r.value.getDefiningOp() == r.load)
+    return std::nullopt;
+  return r;
+}
+
+/// `combine` applied to `lhs` and `rhs` (a clone of the matched op).
+Value recombine(OpBuilder &b, Operation *combine, Value lhs, Value rhs) {
+  IRMapping map;
+  map.map(combine->getOperand(0), lhs);
+  map.map(combine->getOperand(1), rhs);
+  return b.clone(*combine, map)->getResult(0);
+}
+
+/// The reduction as one block of threads (see the file comment).
+void kernelizeReduction(ElementReduction r) {
+  scf::ForOp outer = r.loops.front();
+  Location loc = outer.getLoc();
+  int64_t total = 1;
+  for (int64_t trip : r.trips)
+    total *= trip;
+  // Whole warps, as many as the work fills, at most one full block.
+  int64_t threads = std::clamp<int64_t>((total + 31) / 32 * 32, 32, kReduceThreads);
+  OpBuilder b(outer);
+  gpu::LaunchOp launch = createLaunch(b, loc, threads);
+  Value tid = launch.getThreadIds().x;
+  Type type = r.value.getType();
+  Value identity = arith::getIdentityValue(r.identity, type, b, loc);
+  Value end = arith::ConstantIndexOp::create(b, loc, total);
+  Value stride = arith::ConstantIndexOp::create(b, loc, threads);
+  auto share = scf::ForOp::create(
+      b, loc, tid, end, stride, ValueRange{identity},
+      [&](OpBuilder &nb, Location nloc, Value flat, ValueRange acc) {
+        IRMapping map;
+        // Row-major: the innermost loop varies fastest, as in the nest.
+        Value rest = flat;
+        for (size_t d = r.loops.size() - 1; d > 0; --d) {
+          Value size = arith::ConstantIndexOp::create(nb, nloc, r.trips[d]);
+          map.map(r.loops[d].getInductionVar(), arith::RemUIOp::create(nb, nloc, rest, size));
+          rest = arith::DivUIOp::create(nb, nloc, rest, size);
+        }
+        map.map(r.loops.front().getInductionVar(), rest); // below its trip count
+        for (Operation &op : r.loops.back().getBody()->without_terminator())
+          if (&op != r.load && &op != r.combine && &op != r.store)
+            nb.clone(op, map);
+        Value next = recombine(nb, r.combine, acc[0], map.lookupOrDefault(r.value));
+        scf::YieldOp::create(nb, nloc, next);
+      });
+  Value sum = gpu::AllReduceOp::create(b, loc, share.getResult(0),
+                                       gpu::AllReduceOperationAttr::get(b.getContext(), r.kind),
+                                       /*uniform=*/true);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
+  scf::IfOp::create(b, loc, first, [&](OpBuilder &tb, Location tloc) {
+    Value old = memref::LoadOp::create(tb, tloc, r.store.getMemRef(), r.store.getIndices());
+    Value updated = recombine(tb, r.combine, old, sum);
+    memref::StoreOp::create(tb, tloc, updated, r.store.getMemRef(), r.store.getIndices());
+    scf::YieldOp::create(tb, tloc);
+  });
+  outer.erase();
+}
+
+/// Moves `op` into a kernel of one thread, with clones of the loads and
+/// pure ops of its block that compute its operands.
+void kernelizeSerially(Operation *op) {
+  SetVector<Operation *> slice;
+  SmallVector<Value> worklist(op->getOperands());
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      worklist.push_back(v);
+  });
+  // A load is cloned only if nothing between it and `op` may write memory.
+  auto readsTheSame = [&](Operation *load) {
+    for (Operation *it = load->getNextNode(); it && it != op; it = it->getNextNode())
+      if (!isPure(it) && !isa<memref::LoadOp>(it))
+        return false;
+    return true;
+  };
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != op->getBlock() || def->getNumRegions() != 0 ||
+        !(isPure(def) || (isa<memref::LoadOp>(def) && readsTheSame(def))) ||
+        !slice.insert(def))
+      continue;
+    worklist.append(def->operand_begin(), def->operand_end());
+  }
+  OpBuilder b(op);
+  createLaunch(b, op->getLoc(), 1);
+  IRMapping map;
+  SmallVector<Operation *> ordered(slice.begin(), slice.end());
+  llvm::sort(ordered, [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+  for (Operation *def : ordered)
+    b.clone(*def, map);
+  b.clone(*op, map);
+  op->erase();
+}
+
+/// memref.copy as loads and stores: a parallel loop, or a one-thread kernel
+/// for a 0-d buffer.
+void kernelizeCopy(memref::CopyOp copy) {
+  OpBuilder b(copy);
+  Location loc = copy.getLoc();
+  auto type = cast<MemRefType>(copy.getTarget().getType());
+  Value source = copy.getSource(), target = copy.getTarget();
+  if (type.getRank() == 0) {
+    createLaunch(b, loc, 1);
+    memref::StoreOp::create(b, loc, memref::LoadOp::create(b, loc, source), target);
+  } else {
+    SmallVector<Value> lbs, ubs, steps;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+      ubs.push_back(type.isDynamicDim(d)
+                        ? Value(memref::DimOp::create(b, loc, target, d))
+                        : Value(arith::ConstantIndexOp::create(b, loc, type.getDimSize(d))));
+      steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+    }
+    scf::ParallelOp::create(b, loc, lbs, ubs, steps,
+                            [&](OpBuilder &nb, Location nloc, ValueRange ivs) {
+                              Value v = memref::LoadOp::create(nb, nloc, source, ivs);
+                              memref::StoreOp::create(nb, nloc, v, target, ivs);
+                            });
+  }
+  copy.erase();
+}
+
+/// The address of the element `load` reads, as an i64.
+Value elementAddress(OpBuilder &b, memref::LoadOp load, int64_t width) {
+  Location loc = load.getLoc();
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, load.getMemRef());
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, load.getMemRef());
+  Value element = meta.getOffset();
+  for (auto [index, stride] : llvm::zip(load.getIndices(), meta.getStrides()))
+    element = arith::AddIOp::create(b, loc, element, arith::MulIOp::create(b, loc, index, stride));
+  Value bytes = arith::MulIOp::create(b, loc, element,
+                                      arith::ConstantIndexOp::create(b, loc, width));
+  Value address = arith::AddIOp::create(b, loc, base, bytes);
+  return arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address);
+}
+
+/// A host read of one element through the runtime.
+LogicalResult readThroughRuntime(memref::LoadOp load, func::FuncOp readScalar) {
+  Type type = load.getType();
+  if (!type.isIntOrIndexOrFloat())
+    return load.emitError("cannot read a ") << type << " of device memory from the host";
+  int64_t bits = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+  int64_t width = std::max<int64_t>(1, bits / 8);
+  if (width > 8 || (bits != 1 && bits % 8 != 0))
+    return load.emitError("cannot read a ") << type << " of device memory from the host";
+  OpBuilder b(load);
+  Location loc = load.getLoc();
+  Value address = elementAddress(b, load, width);
+  Value size = arith::ConstantIntOp::create(b, loc, b.getI64Type(), width);
+  Value raw = func::CallOp::create(b, loc, readScalar, ValueRange{address, size}).getResult(0);
+  Value value = raw;
+  if (type.isIndex()) {
+    value = arith::IndexCastUIOp::create(b, loc, type, raw);
+  } else {
+    if (bits < 64)
+      value = arith::TruncIOp::create(b, loc, b.getIntegerType(bits), raw);
+    if (isa<FloatType>(type))
+      value = arith::BitcastOp::create(b, loc, type, value);
+  }
+  load.replaceAllUsesWith(value);
+  load.erase();
+  return success();
+}
+
+/// The ops of host code (outside what becomes a kernel), innermost last.
+void collectHostOps(Region &region, SmallVectorImpl<Operation *> &ops) {
+  for (Block &block : region)
+    for (Operation &op : block) {
+      if (isa<scf::ParallelOp, gpu::LaunchOp>(op))
+        continue;
+      ops.push_back(&op);
+      if (!(isa<scf::ForOp>(op) && fitsInKernel(&op)))
+        for (Region &inner : op.getRegions())
+          collectHostOps(inner, ops);
+    }
+}
+
+class JxGpuKernelizeHostCodePass
+    : public cotangent::impl::JxGpuKernelizeHostCodePassBase<JxGpuKernelizeHostCodePass> {
+public:
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    func::FuncOp readScalar;
+    auto getReadScalar = [&] {
+      if (!readScalar && !(readScalar = module.lookupSymbol<func::FuncOp>(kReadScalar))) {
+        OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+        Type i64 = b.getI64Type();
+        readScalar = func::FuncOp::create(b, module.getLoc(), kReadScalar,
+                                          b.getFunctionType({i64, i64}, {i64}));
+        readScalar.setPrivate();
+      }
+      return readScalar;
+    };
+    for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      if (fn.isExternal())
+        continue;
+      SmallVector<Operation *> ops;
+      collectHostOps(fn.getBody(), ops);
+      // Whole ops first (copies, loop nests, stores), then the loads left.
+      for (Operation *op : ops) {
+        if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+          kernelizeCopy(copy);
+        } else if (auto loop = dyn_cast<scf::ForOp>(op);
+                   loop && loop.getNumResults() == 0 && fitsInKernel(loop)) {
+          if (auto reduction = matchElementReduction(loop))
+            kernelizeReduction(*reduction);
+          else
+            kernelizeSerially(loop);
+        } else if (isa<memref::StoreOp>(op)) {
+          kernelizeSerially(op);
+        }
+      }
+      // What only the kernels needed (loads, arithmetic) is cloned there now;
+      // users come after their operands, so one backward sweep drops chains.
+      ops.clear();
+      collectHostOps(fn.getBody(), ops);
+      for (Operation *op : llvm::reverse(ops))
+        if (isOpTriviallyDead(op))
+          op->erase();
+      ops.clear();
+      collectHostOps(fn.getBody(), ops);
+      for (Operation *op : ops)
+        if (auto load = dyn_cast<memref::LoadOp>(op))
+          if (failed(readThroughRuntime(load, getReadScalar())))
+            return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

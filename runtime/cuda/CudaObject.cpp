@@ -1,0 +1,47 @@
+//===- CudaObject.cpp - self-contained GPU steps as object files ----------===//
+//
+// The module is lowered as for the JIT (kernels packed into a fat binary of
+// the requested chips, embedded in the host code with a constructor that
+// loads it), translated to LLVM IR, and every call into the runtime renamed
+// to the CudaRuntime.h function it is bound to in the JIT. The object is
+// for the generic x86-64 CPU: it runs on whatever machine has the GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cuda/CudaBindings.h"
+#include "runtime/cuda/CudaModule.h"
+#include "runtime/host/ObjectFile.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/Module.h"
+
+using namespace mlir;
+
+namespace cotangent::cuda {
+
+LogicalResult emitStepObject(ModuleOp module, llvm::StringRef path, llvm::StringRef chips,
+                             bool cublas) {
+  Location loc = module.getLoc();
+  auto signatures = host::CompiledModule::readSignatures(module, "the GPU");
+  if (failed(signatures))
+    return failure();
+  auto lowered = host::lowerClone(module, gpuTarget(chips, cublas));
+  if (failed(lowered))
+    return failure();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> object = translateModuleToLLVMIR(**lowered, llvmContext);
+  if (!object)
+    return emitError(loc, "cannot translate the lowered module to LLVM IR");
+  for (const Binding &binding : runtimeBindings())
+    if (llvm::Function *fn = object->getFunction(binding.name))
+      fn->setName(binding.runtimeName);
+  std::vector<std::string> names;
+  for (const auto &entry : *signatures)
+    names.push_back(entry.first().str());
+  host::addPackedEntries(*object, names);
+  host::addManifest(*object, host::stepManifest(("cuda " + chips).str(), *signatures, module));
+  return host::writeObjectFile(*object, path, /*native=*/false, loc);
+}
+
+} // namespace cotangent::cuda

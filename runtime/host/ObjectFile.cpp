@@ -1,0 +1,160 @@
+//===- ObjectFile.cpp - object files, packed entries, the manifest --------===//
+//
+// The packed entries are built in LLVM IR the way MLIR's ExecutionEngine
+// packs `_mlir_ciface_` functions for the JIT, so that a driver without
+// MLIR calls every entry the same way CompiledModule does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/host/ObjectFile.h"
+
+#include "dialects/jx/JxSplit.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+#include "llvm/TargetParser/Triple.h"
+
+using namespace mlir;
+
+namespace cotangent::host {
+
+LogicalResult writeObjectFile(llvm::Module &module, llvm::StringRef path, bool native,
+                              Location loc) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return emitError(loc) << "no LLVM target for " << triple.str() << ": " << error;
+  llvm::SubtargetFeatures features;
+  std::string cpu = "generic";
+  if (native) {
+    cpu = llvm::sys::getHostCPUName().str();
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      features.AddFeature(feature.first(), feature.second);
+  } else if (triple.getArch() == llvm::Triple::x86_64) {
+    cpu = "x86-64";
+  }
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu, features.getString(), llvm::TargetOptions(), llvm::Reloc::PIC_));
+  module.setTargetTriple(triple);
+  module.setDataLayout(machine->createDataLayout());
+  if (llvm::Error e = makeOptimizingTransformer(3, 0, machine.get())(&module))
+    return emitError(loc) << "LLVM optimization failed: " << llvm::toString(std::move(e));
+
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return emitError(loc) << "cannot write " << path << ": " << ec.message();
+  llvm::legacy::PassManager passes;
+  if (machine->addPassesToEmitFile(passes, out, nullptr, llvm::CodeGenFileType::ObjectFile))
+    return emitError(loc, "the target cannot emit object files");
+  passes.run(module);
+  out.flush();
+  return success();
+}
+
+std::string packedEntryName(llvm::StringRef name) { return ("_cotangent_packed_" + name).str(); }
+
+void addPackedEntries(llvm::Module &module, llvm::ArrayRef<std::string> names) {
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+  for (const std::string &name : names) {
+    llvm::Function *callee = module.getFunction("_mlir_ciface_" + name);
+    if (!callee)
+      continue;
+    auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false);
+    auto *packed = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
+                                          packedEntryName(name), module);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", packed));
+    llvm::SmallVector<llvm::Value *> args;
+    for (auto [i, param] : llvm::enumerate(callee->getFunctionType()->params())) {
+      llvm::Value *slot = b.CreateConstGEP1_64(ptr, packed->getArg(0), i);
+      args.push_back(b.CreateLoad(param, b.CreateLoad(ptr, slot)));
+    }
+    b.CreateCall(callee, args);
+    b.CreateRetVoid();
+  }
+}
+
+namespace {
+
+llvm::StringRef dtypeName(RankedTensorType type) {
+  switch (*interp::getElementKind(type.getElementType())) {
+  case interp::ElementKind::F32: return "f32";
+  case interp::ElementKind::F64: return "f64";
+  case interp::ElementKind::F16: return "f16";
+  case interp::ElementKind::BF16: return "bf16";
+  case interp::ElementKind::I32: return "i32";
+  case interp::ElementKind::I64: return "i64";
+  case interp::ElementKind::I1: return "i1";
+  }
+  return "?";
+}
+
+void printTensor(llvm::raw_ostream &os, RankedTensorType type) {
+  os << dtypeName(type) << " [";
+  llvm::interleave(type.getShape(), os, ",");
+  os << "]";
+}
+
+} // namespace
+
+std::string stepManifest(llvm::StringRef target,
+                         const llvm::StringMap<CompiledModule::Signature> &signatures,
+                         ModuleOp source) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "cotangent-manifest 1\ntarget " << target << "\n";
+  std::vector<llvm::StringRef> names;
+  for (const auto &entry : signatures)
+    names.push_back(entry.first());
+  llvm::sort(names);
+  for (llvm::StringRef name : names) {
+    const CompiledModule::Signature &sig = signatures.find(name)->second;
+    os << "function " << name << " " << packedEntryName(name) << "\n";
+    for (RankedTensorType t : sig.inputs) {
+      os << "  arg ";
+      printTensor(os, t);
+      os << "\n";
+    }
+    for (auto [t, kind] : llvm::zip(sig.results, sig.resultKinds)) {
+      os << "  result ";
+      printTensor(os, t);
+      os << (kind == MemoryKind::PinnedHost ? " pinned_host\n" : " device\n");
+    }
+  }
+  for (const auto &entry : jx::getSplitSymbols(source))
+    if (signatures.contains(entry.second.fwd) && signatures.contains(entry.second.bwd))
+      os << "split " << entry.first() << " " << entry.second.fwd << " " << entry.second.bwd << " "
+         << entry.second.numPrimalResults << "\n";
+  return text;
+}
+
+void addManifest(llvm::Module &module, llvm::StringRef text) {
+  llvm::LLVMContext &ctx = module.getContext();
+  llvm::Constant *data = llvm::ConstantDataArray::getString(ctx, text, /*AddNull=*/true);
+  auto *global = new llvm::GlobalVariable(module, data->getType(), /*isConstant=*/true,
+                                          llvm::GlobalValue::PrivateLinkage, data,
+                                          "cotangent_manifest_text");
+  llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+  auto *fn = llvm::Function::Create(llvm::FunctionType::get(ptr, false),
+                                    llvm::GlobalValue::ExternalLinkage, "cotangent_manifest",
+                                    module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  b.CreateRet(global);
+}
+
+} // namespace cotangent::host
