@@ -91,4 +91,18 @@ def JxGpuFatbinPass : Pass<"jx-gpu-fatbin", "mlir::ModuleOp"> {
   ];
 }
 
+def JxGpuDeviceGlobalsPass : Pass<"jx-gpu-device-globals", "mlir::ModuleOp"> {
+  let summary = "Host code passes kernels device copies of constant globals";
+  let description = [{
+    Runs on the host's LLVM dialect after `gpu-to-llvm`. Constant tensors
+    are `llvm.mlir.global` constants in host memory, which kernels cannot
+    read. Every `llvm.mlir.addressof` of a constant global in a host
+    function is followed by a call to
+    `cotangent_cuda_device_global(host address, bytes)`, whose result (the
+    address of a device copy the runtime uploads once and keeps) replaces
+    it. Globals of other than array-of-scalar types are an error.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 #endif // COTANGENT_PASSES_GPU_GPUPASSES_TD

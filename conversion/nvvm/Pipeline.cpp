@@ -25,7 +25,8 @@
 //   _mlir_memref_to_llvm_alloc / _free hooks, which the CUDA runtime binds
 //   to its device allocator), then gpu-to-llvm: launches become calls to
 //   mgpuModuleGetFunction / mgpuLaunchKernel / mgpuStream*, and the
-//   embedded binaries are loaded by global constructors (mgpuModuleLoad).
+//   embedded binaries are loaded by global constructors (mgpuModuleLoad);
+//   jx-gpu-device-globals: kernels get device copies of constant globals.
 //
 // Buffers are device memory and launches asynchronous on one stream: host
 // code only allocates, frees, launches and calls; the one value it reads
@@ -106,6 +107,7 @@ void cotangent::buildJxToNVVMPipeline(OpPassManager &pm, const JxToNVVMOptions &
   // The host side: the CPU lowering, then the launches.
   buildHostToLLVMPasses(pm);
   pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createJxGpuDeviceGlobalsPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 

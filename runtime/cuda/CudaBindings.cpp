@@ -16,6 +16,7 @@ llvm::ArrayRef<Binding> runtimeBindings() {
       COTANGENT_BIND("_mlir_ciface_cotangent_batch_matmul_f32", cotangent_cuda_batch_matmul_f32),
       COTANGENT_BIND("_mlir_ciface_cotangent_batch_matmul_f64", cotangent_cuda_batch_matmul_f64),
       COTANGENT_BIND("cotangent_cuda_read_scalar", cotangent_cuda_read_scalar),
+      COTANGENT_BIND("cotangent_cuda_device_global", cotangent_cuda_device_global),
       COTANGENT_MGPU(mgpuModuleLoad),
       COTANGENT_MGPU(mgpuModuleLoadJIT),
       COTANGENT_MGPU(mgpuModuleUnload),

@@ -45,7 +45,7 @@ namespace {
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamWaitEvent)             \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventSynchronize) X(cuEventRecord)                     \
   X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuDeviceGetDefaultMemPool) X(cuMemPoolSetAttribute)    \
-  X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemcpyAsync) X(cuMemsetD32Async) X(cuMemsetD16Async)
+  X(cuMemAlloc) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemcpyAsync) X(cuMemsetD32Async) X(cuMemsetD16Async)
 
 struct Driver {
 #define COTANGENT_FIELD(fn) decltype(&::fn) fn = nullptr;
@@ -68,6 +68,8 @@ struct Driver {
   int computeCapability = -1;
   /// cuModuleGetFunction's answers: compiled code asks at every launch.
   std::map<std::pair<void *, std::string>, CUfunction> functions;
+  /// Device copies of compiled code's constant globals, by host address.
+  std::map<const void *, CUdeviceptr> globals;
 };
 
 struct State {
@@ -278,6 +280,21 @@ extern "C" int cotangent_cuda_copy_to_host(void *dst, const void *src, uint64_t 
                  check(d->cuStreamSynchronize(d->computeStream), "cuStreamSynchronize")
              ? 0
              : 1;
+}
+
+extern "C" void *cotangent_cuda_device_global(const void *host, uint64_t bytes) {
+  Driver *d = driver();
+  if (!d)
+    return nullptr;
+  std::lock_guard<std::recursive_mutex> lock(state().mutex);
+  auto [it, inserted] = d->globals.try_emplace(host, 0);
+  if (inserted && !(check(d->cuMemAlloc(&it->second, std::max<uint64_t>(bytes, 1)), "cuMemAlloc") &&
+                    cotangent_cuda_copy_to_device(reinterpret_cast<void *>(it->second), host,
+                                                  bytes) == 0)) {
+    d->globals.erase(it);
+    return nullptr;
+  }
+  return reinterpret_cast<void *>(it->second);
 }
 
 extern "C" uint64_t cotangent_cuda_read_scalar(uint64_t address, uint64_t bytes) {

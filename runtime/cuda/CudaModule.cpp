@@ -208,7 +208,7 @@ static void printSummary(llvm::raw_ostream &os, const llvm::Twine &label, const 
 }
 
 int runOnCuda(ModuleOp module, llvm::StringRef fn, llvm::ArrayRef<Tensor> args, bool split,
-              llvm::raw_ostream &os) {
+              unsigned warmup, unsigned repeat, llvm::raw_ostream &os) {
   if (cotangent_cuda_init() != 0) {
     llvm::errs() << "cotangent-run: --target=cuda: " << cotangent_cuda_last_error() << "\n";
     return 1;
@@ -217,12 +217,15 @@ int runOnCuda(ModuleOp module, llvm::StringRef fn, llvm::ArrayRef<Tensor> args, 
   if (failed(compiled))
     return 1;
   if (!split) {
-    auto result = (*compiled)->call(fn, args);
-    if (failed(result))
+    auto repeated =
+        host::runRepeated(warmup, repeat, [&] { return (*compiled)->call(fn, args); });
+    if (failed(repeated))
       return 1;
+    auto *result = &repeated->first;
     os << "@" << fn << " on the GPU: " << result->results.size() << " results\n";
     for (auto [i, t] : llvm::enumerate(result->results))
       printSummary(os, "result " + llvm::Twine(i), t);
+    host::printTiming(os, repeated->second, warmup);
     os << "device live bytes at return: " << result->stats.liveBytes << "\n";
     os << "device peak bytes: " << result->stats.peakBytes << "\n";
     return 0;
@@ -239,9 +242,11 @@ int runOnCuda(ModuleOp module, llvm::StringRef fn, llvm::ArrayRef<Tensor> args, 
     cotangents.push_back(
         Tensor::fromDoubles(type, std::vector<double>(type.getNumElements(), 1.0)));
   }
-  auto result = (*compiled)->runSplit(fn, args, cotangents);
-  if (failed(result))
+  auto repeated = host::runRepeated(
+      warmup, repeat, [&] { return (*compiled)->runSplit(fn, args, cotangents); });
+  if (failed(repeated))
     return 1;
+  auto *result = &repeated->first;
   os << "@" << pair->fwd.getSymName() << " / @" << pair->bwd.getSymName()
      << " on the GPU: " << result->numResiduals
      << " residuals\n";
@@ -249,6 +254,7 @@ int runOnCuda(ModuleOp module, llvm::StringRef fn, llvm::ArrayRef<Tensor> args, 
     printSummary(os, "output " + llvm::Twine(i), t);
   for (auto [i, t] : llvm::enumerate(result->gradients))
     printSummary(os, "gradient " + llvm::Twine(i), t);
+  host::printTiming(os, repeated->second, warmup);
   os << "device residual bytes: " << result->residualBytes << "\n";
   os << "offloaded bytes (pinned host): " << result->offloadedBytes << "\n";
   os << "device peak bytes: " << result->peakBytes << "\n";

@@ -80,11 +80,12 @@ llvm::LogicalResult emitStepObject(mlir::ModuleOp module, llvm::StringRef path,
 llvm::LogicalResult compileHostCode(mlir::ModuleOp module, llvm::StringRef chip);
 
 /// `cotangent-run --target=cuda`: runs @fn (or, with split, @fn_fwd then
-/// @fn_bwd on cotangents of ones) and prints the results' summaries and the
-/// device bytes. Returns the process exit code (1 with a message on stderr
-/// when there is no device).
+/// @fn_bwd on cotangents of ones), `warmup` untimed times then `repeat`
+/// timed, and prints the results' summaries, the times and the device
+/// bytes. Returns the process exit code (1 with a message on stderr when
+/// there is no device).
 int runOnCuda(mlir::ModuleOp module, llvm::StringRef fn, llvm::ArrayRef<Tensor> args, bool split,
-              llvm::raw_ostream &os);
+              unsigned warmup, unsigned repeat, llvm::raw_ostream &os);
 
 } // namespace cotangent::cuda
 

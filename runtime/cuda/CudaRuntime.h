@@ -66,6 +66,10 @@ int cotangent_cuda_copy_to_host(void *dst, const void *src, uint64_t bytes);
 /** What compiled host code calls to read one scalar of device memory (a
  *  branch's predicate): `bytes` (<= 8) at `address`, zero-extended. */
 uint64_t cotangent_cuda_read_scalar(uint64_t address, uint64_t bytes);
+/** The device copy of a constant global of compiled host code: `bytes` at
+ *  `host`, uploaded on first use and kept (not counted: constants are not
+ *  allocations, as on the CPU). */
+void *cotangent_cuda_device_global(const void *host, uint64_t bytes);
 
 /* Offload to pinned host memory. */
 void *cotangent_cuda_host_alloc(uint64_t bytes);

@@ -13,7 +13,12 @@
 
 #include "runtime/interpreter/Tensor.h"
 
+#include <algorithm>
 #include <vector>
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/LogicalResult.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace cotangent::host {
 
@@ -51,6 +56,48 @@ struct SplitResult {
   int64_t peakBytes = 0;
   double seconds = 0; ///< both calls
 };
+
+/// Times of the same run repeated after warm-up runs (whose times are
+/// dropped): what `--repeat N --warmup K` prints.
+struct Timing {
+  std::vector<double> seconds; ///< each timed run's, in order
+  double min() const { return *std::min_element(seconds.begin(), seconds.end()); }
+  double median() const {
+    std::vector<double> sorted = seconds;
+    std::sort(sorted.begin(), sorted.end());
+    size_t n = sorted.size();
+    return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  }
+};
+
+/// "time: 1.234 ms", or with several runs
+/// "time: 1.234 ms min, 1.300 ms median over 20 runs (3 warm-up)".
+inline void printTiming(llvm::raw_ostream &os, const Timing &timing, unsigned warmup) {
+  os << "time: " << llvm::format("%.3f", timing.min() * 1e3) << " ms";
+  if (timing.seconds.size() > 1)
+    os << " min, " << llvm::format("%.3f", timing.median() * 1e3) << " ms median over "
+       << timing.seconds.size() << " runs (" << warmup << " warm-up)";
+  os << "\n";
+}
+
+/// Runs `run` (returning FailureOr<CallResult or SplitResult>) `warmup`
+/// times, then `repeat` (>= 1) times; the last result, and the timing.
+template <typename Run>
+auto runRepeated(unsigned warmup, unsigned repeat, Run run)
+    -> llvm::FailureOr<std::pair<typename decltype(run())::value_type, Timing>> {
+  for (unsigned i = 0; i < warmup; ++i)
+    if (llvm::failed(run()))
+      return llvm::failure();
+  Timing timing;
+  decltype(run()) last = llvm::failure();
+  for (unsigned i = 0; i < std::max(repeat, 1u); ++i) {
+    last = run();
+    if (llvm::failed(last))
+      return llvm::failure();
+    timing.seconds.push_back(last->seconds);
+  }
+  return std::pair(std::move(*last), std::move(timing));
+}
 
 } // namespace cotangent::host
 

@@ -80,6 +80,11 @@ static cl::opt<std::string> chips(cl::cat(toolOptions), "chip",
                                   cl::desc("With --target=cuda --emit-object: the GPU "
                                            "architectures of the step's fat binary"),
                                   cl::value_desc("sm_80,sm_90"), cl::init("sm_80,sm_90"));
+static ::cotangent::tools::UnsignedOpt<1, 100000> repeat(
+    cl::cat(toolOptions), "repeat", cl::desc("Timed runs (the time printed: min and median)"),
+    cl::init(1));
+static ::cotangent::tools::UnsignedOpt<0, 100000> warmup(
+    cl::cat(toolOptions), "warmup", cl::desc("Untimed runs before the timed ones"), cl::init(0));
 enum class Target { Cpu, Cuda };
 static cl::opt<Target, false, ::cotangent::tools::ChoiceParser<Target>>
     target(cl::cat(toolOptions), "target", cl::desc("Where to run (default cpu)"),
@@ -225,7 +230,8 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
       return ::cotangent::cuda::emitStepObject(*module, emitObject, chips);
     if (!fn)
       return emitError(loc) << "--target=cuda needs --fn NAME";
-    return success(::cotangent::cuda::runOnCuda(*module, fnName, args, split, llvm::outs()) == 0);
+    return success(::cotangent::cuda::runOnCuda(*module, fnName, args, split, warmup, repeat,
+                                                llvm::outs()) == 0);
 #else
     return emitError(loc)
            << "--target=cuda: this build has no CUDA runtime (CUDA toolkit not found)";
@@ -253,13 +259,15 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
 
   llvm::raw_ostream &os = llvm::outs();
   if (!split) {
-    auto result = (*compiled)->call(entry, args);
-    if (failed(result))
+    auto repeated = ::cotangent::host::runRepeated(
+        warmup, repeat, [&] { return (*compiled)->call(entry, args); });
+    if (failed(repeated))
       return failure();
+    auto *result = &repeated->first;
     os << "@" << entry << ": " << result->results.size() << " results\n";
     for (auto [i, t] : llvm::enumerate(result->results))
       printSummary(os, ("result " + llvm::Twine(i)).str(), t);
-    os << "time: " << llvm::format("%.3f", result->seconds * 1e3) << " ms\n";
+    ::cotangent::host::printTiming(os, repeated->second, warmup);
     os << "live bytes at return: " << result->stats.liveBytes << "\n";
     os << "peak bytes: " << result->stats.peakBytes << "\n";
     return writeOutputs("result", result->results, loc);
@@ -272,9 +280,12 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     cotangents.push_back(
         Tensor::fromDoubles(type, std::vector<double>(type.getNumElements(), 1.0)));
   }
-  auto result = (*compiled)->runSplit(jx::getSplitName(*pair), args, cotangents);
-  if (failed(result))
+  auto repeated = ::cotangent::host::runRepeated(warmup, repeat, [&] {
+    return (*compiled)->runSplit(jx::getSplitName(*pair), args, cotangents);
+  });
+  if (failed(repeated))
     return failure();
+  auto *result = &repeated->first;
   os << "@" << pair->fwd.getSymName() << " / @" << pair->bwd.getSymName() << ": "
      << result->outputs.size()
      << " outputs, " << result->numResiduals << " residuals, " << result->gradients.size()
@@ -283,7 +294,7 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     printSummary(os, ("output " + llvm::Twine(i)).str(), t);
   for (auto [i, t] : llvm::enumerate(result->gradients))
     printSummary(os, ("gradient " + llvm::Twine(i)).str(), t);
-  os << "time: " << llvm::format("%.3f", result->seconds * 1e3) << " ms\n";
+  ::cotangent::host::printTiming(os, repeated->second, warmup);
   os << "residual bytes: " << result->residualBytes;
   if (result->argumentResidualBytes)
     os << " (" << result->argumentResidualBytes << " of them arguments, held without a copy)";
