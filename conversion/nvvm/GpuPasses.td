@@ -51,7 +51,9 @@ def JxGpuKernelizeHostCodePass
       store at loop-invariant indices) becomes one block of up to 1024
       threads, each folding a strided share in a register from the
       combiner's identity, combined by `gpu.all_reduce`; thread 0 folds the
-      total into the element;
+      total into the element. A sum of more than 16 elements per thread
+      takes up to 512 such blocks, each adding its total into the element
+      with `memref.atomic_rmw`;
     - any other loop nest of loads, stores and pure ops, and any lone
       `memref.store` (with the loads and pure ops computing its operands),
       becomes a `gpu.launch` of one thread;

@@ -41,6 +41,10 @@ namespace {
 
 constexpr llvm::StringLiteral kReadScalar = "cotangent_cuda_read_scalar";
 constexpr int64_t kReduceThreads = 1024;
+/// A sum over more elements than this many per thread of one block is
+/// spread over several blocks, whose totals are added atomically.
+constexpr int64_t kElementsPerThread = 16;
+constexpr int64_t kMaxReduceBlocks = 512;
 
 /// Whether `op` (and what it nests) can run in a kernel as it is: loads,
 /// stores, pure computations and structured control flow over them.
@@ -57,12 +61,13 @@ bool fitsInKernel(Operation *op) {
   return !result.wasInterrupted();
 }
 
-/// A launch of one block of `threads` threads at the builder's point; the
-/// builder is left at the start of its body.
-gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t threads) {
+/// A launch of `blocks` blocks of `threads` threads at the builder's point;
+/// the builder is left at the start of its body.
+gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t threads, int64_t blocks = 1) {
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value grid = arith::ConstantIndexOp::create(b, loc, blocks);
   Value block = arith::ConstantIndexOp::create(b, loc, threads);
-  auto launch = gpu::LaunchOp::create(b, loc, one, one, one, block, one, one);
+  auto launch = gpu::LaunchOp::create(b, loc, grid, one, one, block, one, one);
   b.setInsertionPointToEnd(&launch.getBody().front());
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&launch.getBody().front());
@@ -164,17 +169,33 @@ void kernelizeReduction(ElementReduction r) {
   int64_t total = 1;
   for (int64_t trip : r.trips)
     total *= trip;
-  // Whole warps, as many as the work fills, at most one full block.
+  // Whole warps, as many as the work fills, at most one full block; a large
+  // sum takes several blocks (atomic adds need no order; other combiners
+  // stay in one block).
   int64_t threads = std::clamp<int64_t>((total + 31) / 32 * 32, 32, kReduceThreads);
+  int64_t blocks = 1;
+  std::optional<arith::AtomicRMWKind> atomic;
+  if (r.identity == arith::AtomicRMWKind::addf || r.identity == arith::AtomicRMWKind::addi)
+    atomic = r.identity;
+  if (atomic && total > kReduceThreads * kElementsPerThread)
+    blocks = std::min(kMaxReduceBlocks,
+                      (total + kReduceThreads * kElementsPerThread - 1) /
+                          (kReduceThreads * kElementsPerThread));
   OpBuilder b(outer);
-  gpu::LaunchOp launch = createLaunch(b, loc, threads);
+  gpu::LaunchOp launch = createLaunch(b, loc, threads, blocks);
   Value tid = launch.getThreadIds().x;
+  Value start = tid;
+  if (blocks > 1) {
+    Value base = arith::MulIOp::create(b, loc, launch.getBlockIds().x,
+                                       arith::ConstantIndexOp::create(b, loc, threads));
+    start = arith::AddIOp::create(b, loc, base, tid);
+  }
   Type type = r.value.getType();
   Value identity = arith::getIdentityValue(r.identity, type, b, loc);
   Value end = arith::ConstantIndexOp::create(b, loc, total);
-  Value stride = arith::ConstantIndexOp::create(b, loc, threads);
+  Value stride = arith::ConstantIndexOp::create(b, loc, threads * blocks);
   auto share = scf::ForOp::create(
-      b, loc, tid, end, stride, ValueRange{identity},
+      b, loc, start, end, stride, ValueRange{identity},
       [&](OpBuilder &nb, Location nloc, Value flat, ValueRange acc) {
         IRMapping map;
         // Row-major: the innermost loop varies fastest, as in the nest.
@@ -197,9 +218,14 @@ void kernelizeReduction(ElementReduction r) {
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
   scf::IfOp::create(b, loc, first, [&](OpBuilder &tb, Location tloc) {
-    Value old = memref::LoadOp::create(tb, tloc, r.store.getMemRef(), r.store.getIndices());
-    Value updated = recombine(tb, r.combine, old, sum);
-    memref::StoreOp::create(tb, tloc, updated, r.store.getMemRef(), r.store.getIndices());
+    if (blocks > 1) {
+      memref::AtomicRMWOp::create(tb, tloc, *atomic, sum, r.store.getMemRef(),
+                                  r.store.getIndices());
+    } else {
+      Value old = memref::LoadOp::create(tb, tloc, r.store.getMemRef(), r.store.getIndices());
+      Value updated = recombine(tb, r.combine, old, sum);
+      memref::StoreOp::create(tb, tloc, updated, r.store.getMemRef(), r.store.getIndices());
+    }
     scf::YieldOp::create(tb, tloc);
   });
   outer.erase();

@@ -30,6 +30,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
+#include <vector>
 #include <mutex>
 #include <string>
 
@@ -45,6 +47,8 @@ namespace {
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamWaitEvent)             \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventSynchronize) X(cuEventRecord)                     \
   X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuDeviceGetDefaultMemPool) X(cuMemPoolSetAttribute)    \
+  X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuGraphInstantiate) X(cuGraphLaunch)          \
+  X(cuGraphExecDestroy) X(cuGraphDestroy)                                                        \
   X(cuMemAlloc) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemcpyAsync) X(cuMemsetD32Async) X(cuMemsetD16Async)
 
 struct Driver {
@@ -79,6 +83,17 @@ struct State {
   bool initTried = false;
   cotangent::host::ByteCounter device; ///< managed blocks of cotangent_cuda_alloc
   cotangent::host::ByteCounter pinned; ///< pinned host blocks of cotangent_cuda_host_alloc
+  /// While a capture runs: the blocks allocated in it, and those freed.
+  bool capturing = false;
+  std::map<void *, int64_t> capturedAllocs;
+};
+
+/// A step recorded on the compute stream, and the blocks each launch leaves
+/// allocated (its results) with their sizes.
+struct Graph {
+  CUgraph graph = nullptr;
+  CUgraphExec exec = nullptr;
+  std::vector<std::pair<void *, int64_t>> leftovers;
 };
 
 State &state() {
@@ -320,6 +335,8 @@ extern "C" void *cotangent_cuda_alloc(uint64_t bytes) {
     return nullptr;
   void *p = reinterpret_cast<void *>(ptr);
   state().device.allocated(p, static_cast<int64_t>(bytes));
+  if (state().capturing)
+    state().capturedAllocs[p] = static_cast<int64_t>(bytes);
   return p;
 }
 
@@ -330,6 +347,8 @@ extern "C" void cotangent_cuda_free(void *ptr) {
     setError("cotangent_cuda_free: not a block of cotangent_cuda_alloc");
     return;
   }
+  if (state().capturing)
+    state().capturedAllocs.erase(ptr);
   if (Driver *d = driver())
     check(d->cuMemFreeAsync(asDevice(ptr), d->computeStream), "cuMemFreeAsync");
 }
@@ -343,6 +362,69 @@ extern "C" int64_t cotangent_cuda_peak_bytes(void) { return state().device.peak(
 extern "C" void cotangent_cuda_reset_peak(void) { state().device.resetPeak(); }
 
 cotangent::host::ByteCounter &cotangent::cuda::deviceByteCounter() { return state().device; }
+
+//===----------------------------------------------------------------------===//
+// CUDA graphs
+//===----------------------------------------------------------------------===//
+
+extern "C" int cotangent_cuda_capture_begin(void) {
+  Driver *d = driver();
+  if (!d || !check(d->cuStreamBeginCapture(d->computeStream, CU_STREAM_CAPTURE_MODE_RELAXED),
+                   "cuStreamBeginCapture"))
+    return 1;
+  std::lock_guard<std::recursive_mutex> lock(state().mutex);
+  state().capturing = true;
+  state().capturedAllocs.clear();
+  return 0;
+}
+
+extern "C" void *cotangent_cuda_capture_end(void) {
+  Driver *d = driver();
+  if (!d)
+    return nullptr;
+  auto graph = std::make_unique<Graph>();
+  bool ended = check(d->cuStreamEndCapture(d->computeStream, &graph->graph), "cuStreamEndCapture");
+  std::map<void *, int64_t> leftovers;
+  {
+    std::lock_guard<std::recursive_mutex> lock(state().mutex);
+    state().capturing = false;
+    leftovers.swap(state().capturedAllocs);
+  }
+  // What the capture allocated and kept is not memory yet: each launch
+  // allocates it (at the same addresses) and counts it then.
+  for (const auto &[block, bytes] : leftovers) {
+    state().device.freed(block);
+    graph->leftovers.emplace_back(block, bytes);
+  }
+  if (!ended || !check(d->cuGraphInstantiate(&graph->exec, graph->graph, 0), "cuGraphInstantiate")) {
+    if (graph->graph)
+      d->cuGraphDestroy(graph->graph);
+    return nullptr;
+  }
+  return graph.release();
+}
+
+extern "C" int cotangent_cuda_graph_launch(void *handle) {
+  Driver *d = driver();
+  auto *graph = static_cast<Graph *>(handle);
+  if (!d || !graph || !check(d->cuGraphLaunch(graph->exec, d->computeStream), "cuGraphLaunch"))
+    return 1;
+  for (const auto &[block, bytes] : graph->leftovers)
+    state().device.allocated(block, bytes);
+  return 0;
+}
+
+extern "C" void cotangent_cuda_graph_destroy(void *handle) {
+  Driver *d = driver();
+  auto *graph = static_cast<Graph *>(handle);
+  if (!graph)
+    return;
+  if (d) {
+    check(d->cuGraphExecDestroy(graph->exec), "cuGraphExecDestroy");
+    check(d->cuGraphDestroy(graph->graph), "cuGraphDestroy");
+  }
+  delete graph;
+}
 
 //===----------------------------------------------------------------------===//
 // Offload

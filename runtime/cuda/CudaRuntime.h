@@ -71,6 +71,19 @@ uint64_t cotangent_cuda_read_scalar(uint64_t address, uint64_t bytes);
  *  allocations, as on the CPU). */
 void *cotangent_cuda_device_global(const void *host, uint64_t bytes);
 
+/* CUDA graphs: a step recorded once on the compute stream and replayed
+ * without running any host code. Between begin and end, compiled code and
+ * the calls below are recorded instead of run (allocations and frees become
+ * graph nodes; nothing may wait for the device). The blocks the recording
+ * allocated and did not free (its results) are allocated by each launch, at
+ * the same addresses, and counted then: free them (cotangent_cuda_free)
+ * before the next launch. */
+int cotangent_cuda_capture_begin(void);
+/** The instantiated graph, or null (see cotangent_cuda_last_error()). */
+void *cotangent_cuda_capture_end(void);
+int cotangent_cuda_graph_launch(void *graph);
+void cotangent_cuda_graph_destroy(void *graph);
+
 /* Offload to pinned host memory. */
 void *cotangent_cuda_host_alloc(uint64_t bytes);
 void cotangent_cuda_host_free(void *ptr);

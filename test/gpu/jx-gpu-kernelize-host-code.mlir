@@ -35,6 +35,32 @@ func.func @sum_all(%in: memref<8x32xf32>, %out: memref<f32>) {
   return
 }
 
+// A sum over 2048x1024 elements: 128 blocks of 1024 threads, 16 elements
+// each; every block adds its total atomically.
+// CHECK-LABEL: func.func @sum_large
+// CHECK:         gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c1024{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK:           %[[BASE:.*]] = arith.muli %[[B]], %c1024
+// CHECK:           %[[START:.*]] = arith.addi %[[BASE]], %[[T]]
+// CHECK:           %[[SHARE:.*]] = scf.for %{{.*}} = %[[START]] to %c2097152 step %c131072
+// CHECK:           %[[SUM:.*]] = gpu.all_reduce add %[[SHARE]] uniform
+// CHECK:           scf.if
+// CHECK-NEXT:        memref.atomic_rmw addf %[[SUM]], %arg1[] : (f32, memref<f32>) -> f32
+func.func @sum_large(%in: memref<2048x1024xf32>, %out: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2048 = arith.constant 2048 : index
+  %c1024 = arith.constant 1024 : index
+  scf.for %i = %c0 to %c2048 step %c1 {
+    scf.for %j = %c0 to %c1024 step %c1 {
+      %a = memref.load %out[] : memref<f32>
+      %x = memref.load %in[%i, %j] : memref<2048x1024xf32>
+      %s = arith.addf %x, %a : f32
+      memref.store %s, %out[] : memref<f32>
+    }
+  }
+  return
+}
+
 // A max over 5000 elements: a full block of 1024 threads from -inf.
 // CHECK-LABEL: func.func @max_all
 // CHECK:         %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
