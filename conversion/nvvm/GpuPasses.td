@@ -107,4 +107,19 @@ def JxGpuDeviceGlobalsPass : Pass<"jx-gpu-device-globals", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def JxGpuReloadResidualsPass
+    : Pass<"jx-gpu-reload-residuals", "mlir::func::FuncOp"> {
+  let summary = "Copy each offloaded residual to the device right before its first use";
+  let description = [{
+    Runs on jx functions before bufferization. An argument marked
+    `#jx.residual<memory_kind = "pinned_host">` (a backward's residual that
+    waits in pinned host memory) is replaced by a
+    `bufferization.alloc_tensor() copy(%arg)` placed right before the first
+    op of the entry block that uses it: the backward gets the pinned buffer
+    itself, and its device copy lives from the first use to the last, so an
+    offloaded residual does not occupy device memory for the whole backward.
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+}
+
 #endif // COTANGENT_PASSES_GPU_GPUPASSES_TD

@@ -2,6 +2,9 @@
 //
 // jx IR to host LLVM dialect that runs its loops as NVVM kernels:
 //
+//   jx-gpu-reload-residuals
+//                          an offloaded residual is copied to the device
+//                          right before its first use in the backward
 //   inline, jx-to-linalg, canonicalize, linalg-fuse-elementwise-ops
 //                          as for the CPU: a chain of elementwise ops is one
 //                          linalg.generic, hence one kernel
@@ -60,6 +63,8 @@ std::string cotangent::defaultCudaToolkitPath() {
 void cotangent::buildJxToNVVMPipeline(OpPassManager &pm, const JxToNVVMOptions &options) {
   // Tensors to buffers, as for the CPU; canonicalized first (parallel loops
   // map better), buffers freed where the deallocation pipeline puts them.
+  // Offloaded residuals come back where the backward first needs them.
+  pm.addNestedPass<func::FuncOp>(createJxGpuReloadResidualsPass());
   // The same buffers as on the CPU (so the same peak): only the BLAS differs.
   buildJxToBuffersPipeline(pm, BufferizationOptions{.blas = options.cublas});
 

@@ -11,8 +11,8 @@
 // waited for (launches are asynchronous) and the driver's errors reported;
 // results are copied back to the host. A residual marked pinned_host is
 // copied to pinned host memory on the offload stream after @f_fwd, its
-// device block freed once the copy is done, and copied back into a fresh
-// device block before @f_bwd.
+// device block freed once the copy is done; @f_bwd takes the pinned buffer
+// and copies it back where it first needs it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -181,14 +181,10 @@ CudaModule::offload(RankedTensorType type, const host::MemRefDescriptor &residua
 }
 
 llvm::FailureOr<host::MemRefDescriptor>
-CudaModule::reload(RankedTensorType type, const host::MemRefDescriptor &offloaded) {
-  int64_t bytes = host::bufferBytes(type);
-  void *device = cotangent_cuda_alloc(bytes);
-  if (!device || (bytes > 0 && cotangent_cuda_reload(device, offloaded.allocated(), bytes) != 0)) {
-    cotangent_cuda_free(device);
-    return runtimeError(loc(), "reloading an offloaded residual failed");
-  }
-  return host::MemRefDescriptor::contiguous(device, type.getShape());
+CudaModule::reload(RankedTensorType, const host::MemRefDescriptor &offloaded) {
+  // The backward copies it to the device itself, right before its first use
+  // (jx-gpu-reload-residuals): it takes the pinned buffer.
+  return offloaded;
 }
 
 void CudaModule::discard(const host::MemRefDescriptor &offloaded) {

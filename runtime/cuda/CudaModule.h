@@ -52,7 +52,8 @@ protected:
   llvm::FailureOr<host::MemRefDescriptor> offload(mlir::RankedTensorType type,
                                                   const host::MemRefDescriptor &residual,
                                                   host::MemoryKind kind) override;
-  /// Copies it back into a fresh managed block on the offload stream.
+  /// The pinned copy itself: the backward copies it in right before its
+  /// first use (jx-gpu-reload-residuals).
   llvm::FailureOr<host::MemRefDescriptor> reload(mlir::RankedTensorType type,
                                                  const host::MemRefDescriptor &offloaded) override;
   void discard(const host::MemRefDescriptor &offloaded) override;
