@@ -1,0 +1,139 @@
+//===- Manifest.cpp - parsing a step's manifest ---------------------------===//
+
+#include "tools/cotangent-step/Manifest.h"
+
+#include <sstream>
+
+namespace cotangent::step {
+
+int64_t byteWidth(DType dtype) {
+  switch (dtype) {
+  case DType::F64: case DType::I64: return 8;
+  case DType::F32: case DType::I32: return 4;
+  case DType::F16: case DType::BF16: return 2;
+  case DType::I1: return 1;
+  }
+  return 0;
+}
+
+const char *dtypeName(DType dtype) {
+  static const char *names[] = {"f32", "f64", "f16", "bf16", "i32", "i64", "i1"};
+  return names[static_cast<int>(dtype)];
+}
+
+int64_t TensorType::elements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+int64_t TensorType::bytes() const { return elements() * byteWidth(dtype); }
+
+std::string TensorType::str() const {
+  std::string s = std::string(dtypeName(dtype)) + "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      s += ',';
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+namespace {
+
+bool parseType(std::istringstream &line, TensorType &type) {
+  std::string dtype, shape;
+  if (!(line >> dtype >> shape) || shape.size() < 2 || shape.front() != '[' ||
+      shape.back() != ']')
+    return false;
+  bool known = false;
+  for (int d = 0; d <= static_cast<int>(DType::I1); ++d)
+    if (dtype == dtypeName(static_cast<DType>(d))) {
+      type.dtype = static_cast<DType>(d);
+      known = true;
+    }
+  if (!known)
+    return false;
+  std::istringstream dims(shape.substr(1, shape.size() - 2));
+  for (std::string dim; std::getline(dims, dim, ',');) {
+    try {
+      size_t used = 0;
+      int64_t v = std::stoll(dim, &used);
+      if (used != dim.size() || v < 0)
+        return false;
+      type.shape.push_back(v);
+    } catch (...) {
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+bool parseManifest(const std::string &text, Manifest &manifest, std::string &error) {
+  std::istringstream in(text);
+  std::string raw;
+  Function *current = nullptr;
+  int number = 0;
+  auto fail = [&](const std::string &why) {
+    error = "manifest line " + std::to_string(number) + ": " + why + " in '" + raw + "'";
+    return false;
+  };
+  while (std::getline(in, raw)) {
+    ++number;
+    std::istringstream line(raw);
+    std::string word;
+    if (!(line >> word))
+      continue;
+    if (number == 1) {
+      std::string version;
+      if (word != "cotangent-manifest" || !(line >> version) || version != "1")
+        return fail("not a cotangent-manifest 1");
+      continue;
+    }
+    if (word == "target") {
+      std::getline(line >> std::ws, manifest.target);
+    } else if (word == "function") {
+      Function fn;
+      if (!(line >> fn.name >> fn.entry))
+        return fail("expected 'function NAME ENTRY'");
+      current = &(manifest.functions[fn.name] = fn);
+    } else if (word == "arg" || word == "result") {
+      TensorType type;
+      if (!current || !parseType(line, type))
+        return fail("expected '" + word + " DTYPE [DIMS]' inside a function");
+      if (word == "arg") {
+        current->args.push_back(type);
+        continue;
+      }
+      std::string kind;
+      if (!(line >> kind) || (kind != "device" && kind != "pinned_host"))
+        return fail("expected the memory kind device or pinned_host");
+      current->results.push_back(type);
+      current->pinnedHost.push_back(kind == "pinned_host");
+    } else if (word == "split") {
+      Split split;
+      if (!(line >> split.base >> split.fwd >> split.bwd >> split.numOutputs))
+        return fail("expected 'split BASE FWD BWD OUTPUTS'");
+      manifest.splits.push_back(split);
+    } else {
+      return fail("unknown item '" + word + "'");
+    }
+  }
+  if (number == 0)
+    return error = "empty manifest", false;
+  for (const Split &split : manifest.splits) {
+    auto fwd = manifest.functions.find(split.fwd), bwd = manifest.functions.find(split.bwd);
+    if (fwd == manifest.functions.end() || bwd == manifest.functions.end() ||
+        split.numOutputs < 0 ||
+        split.numOutputs > static_cast<int64_t>(fwd->second.results.size()) ||
+        // residuals, then one cotangent per output: one per forward result
+        bwd->second.args.size() != fwd->second.results.size())
+      return error = "manifest: split " + split.base + " does not match its functions", false;
+  }
+  return true;
+}
+
+} // namespace cotangent::step

@@ -1,0 +1,632 @@
+//===- cotangent-step.cpp - run a compiled GPU training step --------------===//
+//
+// cotangent-step STEP.so [--fn BASE] [--input a.npy]... [--seed N]
+//     [--repeat N] [--warmup K] [--expect DIR] [--rtol R] [--output-dir DIR]
+//     [--tf32] [--no-graph] [--json FILE] [--check-only]
+//
+// Loads a step (a shared library made from `cotangent-run --target=cuda
+// --emit-object`: host code, embedded kernels, packed entries and the
+// manifest), and runs its forward and backward on the GPU through the CUDA
+// runtime alone: no MLIR, no LLVM, no JIT. One step: the forward, each
+// residual marked pinned_host offloaded (the backward copies it back where
+// it needs it), the backward on cotangents of ones. The first step runs
+// eagerly and is measured (residual, offloaded and peak device bytes); the
+// step is then recorded as a CUDA graph and the timed steps replay it
+// (--no-graph: eager), so the time is the device's, not the host's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/cuda/CudaRuntime.h"
+#include "tools/cotangent-step/Manifest.h"
+#include "tools/cotangent-step/NpyFile.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <set>
+
+using namespace cotangent::step;
+
+namespace {
+
+struct Options {
+  std::string library, fn, expect, outputDir, json;
+  std::vector<std::string> inputs;
+  uint64_t seed = 0;
+  int repeat = 20, warmup = 3;
+  double rtol = 1e-5;
+  bool tf32 = false, graph = true, checkOnly = false;
+};
+
+[[noreturn]] void fail(const std::string &message, int code = 1) {
+  std::fprintf(stderr, "cotangent-step: %s\n", message.c_str());
+  std::exit(code);
+}
+
+void usage() {
+  std::printf(
+      "usage: cotangent-step STEP.so [options]\n"
+      "Runs a training step compiled by `cotangent-run --target=cuda --emit-object` on the GPU.\n"
+      "  --fn BASE          the split to run (default: the only one)\n"
+      "  --input FILE.npy   an argument of the forward, all of them in order (default: random)\n"
+      "  --seed N           seed of the random arguments (default 0)\n"
+      "  --repeat N         timed steps (default 20)\n"
+      "  --warmup K         untimed steps before them (default 3)\n"
+      "  --expect DIR       compare with DIR/output<i>.npy and DIR/gradient<i>.npy\n"
+      "  --rtol R           relative tolerance of --expect (default 1e-5)\n"
+      "  --output-dir DIR   write output<i>.npy and gradient<i>.npy there\n"
+      "  --tf32             cuBLAS may use TF32 tensor cores for f32 matmuls\n"
+      "  --no-graph         time eager steps instead of a replayed CUDA graph\n"
+      "  --json FILE        write the figures as JSON\n"
+      "  --check-only       check the manifest and the inputs, touch no device\n");
+}
+
+Options parseOptions(int argc, char **argv) {
+  Options o;
+  auto value = [&](int &i, const char *flag) -> std::string {
+    if (i + 1 >= argc)
+      fail(std::string(flag) + " needs a value");
+    return argv[++i];
+  };
+  auto integer = [&](const std::string &text, const char *flag, long long lo) {
+    try {
+      size_t used = 0;
+      long long v = std::stoll(text, &used);
+      if (used == text.size() && v >= lo)
+        return v;
+    } catch (...) {
+    }
+    fail(std::string(flag) + ": expected an integer >= " + std::to_string(lo) + ", got '" +
+         text + "'");
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      usage();
+      std::exit(0);
+    } else if (a == "--fn") {
+      o.fn = value(i, "--fn");
+    } else if (a == "--input") {
+      o.inputs.push_back(value(i, "--input"));
+    } else if (a == "--seed") {
+      o.seed = integer(value(i, "--seed"), "--seed", 0);
+    } else if (a == "--repeat") {
+      o.repeat = static_cast<int>(integer(value(i, "--repeat"), "--repeat", 1));
+    } else if (a == "--warmup") {
+      o.warmup = static_cast<int>(integer(value(i, "--warmup"), "--warmup", 0));
+    } else if (a == "--expect") {
+      o.expect = value(i, "--expect");
+    } else if (a == "--rtol") {
+      std::string v = value(i, "--rtol");
+      char *end = nullptr;
+      o.rtol = std::strtod(v.c_str(), &end);
+      if (*end || !(o.rtol >= 0))
+        fail("--rtol: expected a number >= 0, got '" + v + "'");
+    } else if (a == "--output-dir") {
+      o.outputDir = value(i, "--output-dir");
+    } else if (a == "--json") {
+      o.json = value(i, "--json");
+    } else if (a == "--tf32") {
+      o.tf32 = true;
+    } else if (a == "--no-graph") {
+      o.graph = false;
+    } else if (a == "--check-only") {
+      o.checkOnly = true;
+    } else if (!a.empty() && a[0] == '-') {
+      fail("unknown option " + a + " (see --help)");
+    } else if (o.library.empty()) {
+      o.library = a;
+    } else {
+      fail("more than one step library given: " + o.library + ", " + a);
+    }
+  }
+  if (o.library.empty())
+    fail("no step library given (see --help)");
+  return o;
+}
+
+/// A strided memref descriptor as compiled code passes it: allocated,
+/// aligned, offset, sizes, strides.
+struct Descriptor {
+  std::vector<int64_t> words;
+  size_t rank = 0;
+  void *allocated() const { return reinterpret_cast<void *>(words[0]); }
+  char *first(int64_t width) const {
+    return reinterpret_cast<char *>(words[1]) + words[2] * width;
+  }
+  int64_t size(size_t d) const { return words[3 + d]; }
+  int64_t stride(size_t d) const { return words[3 + rank + d]; }
+  bool rowMajor() const {
+    for (int64_t d = static_cast<int64_t>(rank) - 1, expected = 1; d >= 0; --d) {
+      if (size(d) != 1 && stride(d) != expected)
+        return false;
+      expected *= size(d);
+    }
+    return true;
+  }
+  static Descriptor contiguous(void *data, const std::vector<int64_t> &shape) {
+    Descriptor desc;
+    desc.rank = shape.size();
+    desc.words.assign(3 + 2 * desc.rank, 0);
+    desc.words[0] = desc.words[1] = reinterpret_cast<int64_t>(data);
+    for (int64_t d = static_cast<int64_t>(desc.rank) - 1, stride = 1; d >= 0; --d) {
+      desc.words[3 + d] = shape[d];
+      desc.words[3 + desc.rank + d] = stride;
+      stride *= shape[d];
+    }
+    return desc;
+  }
+};
+
+std::string runtimeError() {
+  std::string e = cotangent_cuda_last_error();
+  cotangent_cuda_clear_error();
+  return e.empty() ? "unknown error" : e;
+}
+
+/// The elements `desc` views, copied to the host.
+Array download(const TensorType &type, const Descriptor &desc) {
+  Array array{type, std::vector<char>(type.bytes())};
+  int64_t width = byteWidth(type.dtype), block = cotangent_cuda_block_size(desc.allocated());
+  if (block < 0) // pinned host memory (an offloaded residual): readable as it is
+    block = 0;
+  std::vector<char> host(std::max<int64_t>(block, 1));
+  if (block > 0 && cotangent_cuda_copy_to_host(host.data(), desc.allocated(), block) != 0)
+    fail("copying a result to the host failed: " + runtimeError());
+  char *base = block > 0 ? host.data() + (desc.first(width) - static_cast<char *>(desc.allocated()))
+                         : desc.first(width);
+  for (int64_t flat = 0, n = type.elements(); flat < n; ++flat) {
+    int64_t rest = flat, element = 0;
+    for (int64_t d = static_cast<int64_t>(desc.rank) - 1; d >= 0; --d) {
+      element += (rest % desc.size(d)) * desc.stride(d);
+      rest /= desc.size(d);
+    }
+    std::memcpy(array.data.data() + flat * width, base + element * width, width);
+  }
+  return array;
+}
+
+Array randomArray(const TensorType &type, std::mt19937_64 &rng) {
+  Array array{type, std::vector<char>(type.bytes())};
+  double scale = type.shape.empty() ? 1.0 : 1.0 / std::sqrt(std::max<int64_t>(type.shape.back(), 1));
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  for (int64_t i = 0, n = type.elements(); i < n; ++i) {
+    char *p = array.data.data() + i * byteWidth(type.dtype);
+    double v = uniform(rng) * scale;
+    switch (type.dtype) {
+    case DType::F32: { float f = static_cast<float>(v); std::memcpy(p, &f, 4); break; }
+    case DType::F64: std::memcpy(p, &v, 8); break;
+    case DType::I32: { int32_t k = static_cast<int32_t>(rng() % 4); std::memcpy(p, &k, 4); break; }
+    case DType::I64: { int64_t k = static_cast<int64_t>(rng() % 4); std::memcpy(p, &k, 8); break; }
+    case DType::I1: *p = static_cast<char>(rng() & 1); break;
+    case DType::F16: case DType::BF16: fail("random f16/bf16 arguments are not supported: give --input");
+    }
+  }
+  return array;
+}
+
+Array ones(const TensorType &type) {
+  if (type.dtype != DType::F32 && type.dtype != DType::F64)
+    fail("cotangents of ones need f32 or f64 outputs, got " + type.str());
+  Array array{type, std::vector<char>(type.bytes())};
+  for (int64_t i = 0, n = type.elements(); i < n; ++i) {
+    if (type.dtype == DType::F32) {
+      float one = 1;
+      std::memcpy(array.data.data() + 4 * i, &one, 4);
+    } else {
+      double one = 1;
+      std::memcpy(array.data.data() + 8 * i, &one, 8);
+    }
+  }
+  return array;
+}
+
+using Entry = void (*)(void **);
+
+/// A split loaded from the library, its arguments on the device.
+class Step {
+public:
+  Step(const Function &fwd, const Function &bwd, int64_t numOutputs, Entry fwdEntry,
+       Entry bwdEntry)
+      : fwd(fwd), bwd(bwd), numOutputs(numOutputs), fwdEntry(fwdEntry), bwdEntry(bwdEntry),
+        pinned(fwd.results.size(), nullptr) {}
+
+  ~Step() {
+    for (void *p : pinned)
+      cotangent_cuda_host_free(p);
+    for (const Descriptor &d : inputs)
+      cotangent_cuda_free(d.allocated());
+  }
+
+  void upload(const std::vector<Array> &args, const std::vector<Array> &cotangents) {
+    for (const Array &a : args)
+      inputs.push_back(toDevice(a));
+    for (const Array &a : cotangents)
+      inputs.push_back(toDevice(a));
+  }
+
+  /// What one step leaves: the outputs and gradients (their blocks freed by
+  /// release()), and the bytes measured (eager steps only).
+  struct Result {
+    std::vector<Descriptor> outputs, gradients;
+    int64_t residualBytes = 0, offloadedBytes = 0;
+  };
+
+  /// Enqueues one step; nothing waits for the device (it may be recorded).
+  Result enqueue() {
+    Result r;
+    int64_t before = cotangent_cuda_live_bytes();
+    std::vector<Descriptor> args(inputs.begin(), inputs.begin() + fwd.args.size());
+    std::vector<Descriptor> results = call(fwdEntry, fwd, args);
+    std::set<void *> argBlocks;
+    for (const Descriptor &d : inputs)
+      argBlocks.insert(d.allocated());
+    r.outputs.assign(results.begin(), results.begin() + numOutputs);
+    std::vector<Descriptor> residuals(results.begin() + numOutputs, results.end());
+    // Offloaded residuals: copied to pinned memory, their blocks freed
+    // unless something kept shares them.
+    std::set<void *> kept, offloadedBlocks;
+    for (size_t i = 0; i < residuals.size(); ++i)
+      if (!fwd.pinnedHost[numOutputs + i])
+        kept.insert(residuals[i].allocated());
+    for (const Descriptor &d : r.outputs)
+      kept.insert(d.allocated());
+    for (size_t i = 0; i < residuals.size(); ++i) {
+      if (!fwd.pinnedHost[numOutputs + i])
+        continue;
+      const TensorType &type = fwd.results[numOutputs + i];
+      if (!residuals[i].rowMajor())
+        fail("an offloaded residual of " + fwd.name + " is not contiguous");
+      if (!pinned[i] && !(pinned[i] = cotangent_cuda_host_alloc(type.bytes())))
+        fail("pinned host allocation failed: " + runtimeError());
+      if (type.bytes() > 0 &&
+          cotangent_cuda_offload(pinned[i], residuals[i].first(byteWidth(type.dtype)),
+                                 type.bytes()) != 0)
+        fail("offloading a residual failed: " + runtimeError());
+      r.offloadedBytes += type.bytes();
+      offloadedBlocks.insert(residuals[i].allocated());
+      residuals[i] = Descriptor::contiguous(pinned[i], type.shape);
+    }
+    for (void *block : offloadedBlocks)
+      if (!kept.count(block) && !argBlocks.count(block))
+        cotangent_cuda_free(block);
+    // The residuals held: what is live now less the outputs' own blocks.
+    r.residualBytes = cotangent_cuda_live_bytes() - before;
+    std::set<void *> residualBlocks;
+    for (size_t i = 0; i < residuals.size(); ++i)
+      if (!fwd.pinnedHost[numOutputs + i])
+        residualBlocks.insert(residuals[i].allocated());
+    std::set<void *> outputOnly;
+    for (const Descriptor &d : r.outputs)
+      if (!residualBlocks.count(d.allocated()) && !argBlocks.count(d.allocated()))
+        outputOnly.insert(d.allocated());
+    for (void *block : outputOnly)
+      r.residualBytes -= cotangent_cuda_block_size(block);
+
+    std::vector<Descriptor> bwdArgs = residuals;
+    bwdArgs.insert(bwdArgs.end(), inputs.begin() + fwd.args.size(), inputs.end());
+    r.gradients = call(bwdEntry, bwd, bwdArgs);
+    // The residuals' device blocks go now; outputs and gradients stay.
+    std::set<void *> resultBlocks;
+    for (const Descriptor &d : r.outputs)
+      resultBlocks.insert(d.allocated());
+    for (const Descriptor &d : r.gradients)
+      resultBlocks.insert(d.allocated());
+    for (void *block : residualBlocks)
+      if (!resultBlocks.count(block) && !argBlocks.count(block))
+        cotangent_cuda_free(block);
+    return r;
+  }
+
+  /// Frees what a step left (its outputs' and gradients' blocks).
+  void release(const Result &r) {
+    std::set<void *> blocks, args;
+    for (const Descriptor &d : inputs)
+      args.insert(d.allocated());
+    for (const Descriptor &d : r.outputs)
+      blocks.insert(d.allocated());
+    for (const Descriptor &d : r.gradients)
+      blocks.insert(d.allocated());
+    for (void *block : blocks)
+      if (!args.count(block))
+        cotangent_cuda_free(block);
+  }
+
+  const Function &fwd, &bwd;
+  const int64_t numOutputs;
+
+private:
+  Descriptor toDevice(const Array &a) {
+    void *p = cotangent_cuda_alloc(a.type.bytes());
+    if (!p || (a.type.bytes() > 0 &&
+               cotangent_cuda_copy_to_device(p, a.data.data(), a.type.bytes()) != 0))
+      fail("copying an argument to the GPU failed: " + runtimeError());
+    return Descriptor::contiguous(p, a.type.shape);
+  }
+
+  /// Calls a packed entry: the results come back as one struct of
+  /// descriptors written through the first argument.
+  static std::vector<Descriptor> call(Entry entry, const Function &fn,
+                                      std::vector<Descriptor> &args) {
+    std::vector<int64_t> words;
+    std::vector<size_t> offsets;
+    for (const TensorType &t : fn.results) {
+      offsets.push_back(words.size());
+      words.resize(words.size() + 3 + 2 * t.shape.size());
+    }
+    words.resize(std::max<size_t>(words.size(), 1));
+    void *resultStruct = words.data();
+    std::vector<void *> descriptors;
+    for (Descriptor &d : args)
+      descriptors.push_back(d.words.data());
+    std::vector<void *> packed;
+    if (!fn.results.empty())
+      packed.push_back(&resultStruct);
+    for (void *&d : descriptors)
+      packed.push_back(&d);
+    entry(packed.data());
+    std::vector<Descriptor> results;
+    for (size_t i = 0; i < fn.results.size(); ++i) {
+      Descriptor d;
+      d.rank = fn.results[i].shape.size();
+      d.words.assign(words.begin() + offsets[i], words.begin() + offsets[i] + 3 + 2 * d.rank);
+      results.push_back(std::move(d));
+    }
+    return results;
+  }
+
+  Entry fwdEntry, bwdEntry;
+  std::vector<Descriptor> inputs; ///< the forward's arguments, then the cotangents
+  std::vector<void *> pinned;     ///< per residual, reused by every step
+};
+
+double seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void printSummary(const char *label, size_t i, const Array &a) {
+  double sum = 0;
+  for (int64_t k = 0, n = a.type.elements(); k < n; ++k)
+    sum += a.at(k);
+  std::printf("%s %zu: %s sum=%.6g\n", label, i, a.type.str().c_str(), sum);
+}
+
+/// max |a - b| / max |b| (0 when both are 0); -1 when the types differ.
+double relativeDifference(const Array &got, const Array &want) {
+  if (got.type.dtype != want.type.dtype || got.type.shape != want.type.shape)
+    return -1;
+  double diff = 0, scale = 0;
+  for (int64_t i = 0, n = want.type.elements(); i < n; ++i) {
+    double g = got.at(i), w = want.at(i);
+    if (std::isnan(g) != std::isnan(w))
+      return INFINITY;
+    if (!std::isnan(w))
+      diff = std::max(diff, std::fabs(g - w));
+    scale = std::max(scale, std::fabs(w));
+  }
+  return diff == 0 ? 0 : diff / std::max(scale, 1e-30);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o = parseOptions(argc, argv);
+  void *library = dlopen(o.library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    fail(std::string("cannot load ") + o.library + ": " + dlerror());
+  auto manifestFn = reinterpret_cast<const char *(*)()>(dlsym(library, "cotangent_manifest"));
+  if (!manifestFn)
+    fail(o.library + " is not a Cotangent step (no cotangent_manifest)");
+  Manifest manifest;
+  std::string error;
+  if (!parseManifest(manifestFn(), manifest, error))
+    fail(o.library + ": " + error);
+  if (manifest.target.rfind("cuda", 0) != 0)
+    fail(o.library + ": a step for '" + manifest.target + "'; cotangent-step runs cuda steps");
+  const Split *split = nullptr;
+  for (const Split &s : manifest.splits)
+    if (o.fn.empty() ? manifest.splits.size() == 1 : s.base == o.fn)
+      split = &s;
+  if (!split) {
+    std::string names;
+    for (const Split &s : manifest.splits)
+      names += " " + s.base;
+    fail(o.fn.empty() ? "give --fn: the splits of " + o.library + " are:" + names
+                      : "no split " + o.fn + " in " + o.library + "; it has:" + names);
+  }
+  const Function &fwd = manifest.functions.at(split->fwd), &bwd = manifest.functions.at(split->bwd);
+  auto fwdEntry = reinterpret_cast<Entry>(dlsym(library, fwd.entry.c_str()));
+  auto bwdEntry = reinterpret_cast<Entry>(dlsym(library, bwd.entry.c_str()));
+  if (!fwdEntry || !bwdEntry)
+    fail(o.library + ": its manifest names an entry it lacks (" + fwd.entry + ", " + bwd.entry + ")");
+
+  // Arguments: .npy files (checked against the forward), or random.
+  std::vector<Array> args;
+  if (!o.inputs.empty() && o.inputs.size() != fwd.args.size())
+    fail(fwd.name + " takes " + std::to_string(fwd.args.size()) + " arguments, " +
+         std::to_string(o.inputs.size()) + " --input files were given");
+  std::mt19937_64 rng(o.seed);
+  for (size_t i = 0; i < fwd.args.size(); ++i) {
+    if (o.inputs.empty()) {
+      args.push_back(randomArray(fwd.args[i], rng));
+      continue;
+    }
+    Array a;
+    if (!readNpy(o.inputs[i], a, error))
+      fail(error);
+    if (a.type.dtype != fwd.args[i].dtype || a.type.shape != fwd.args[i].shape)
+      fail(o.inputs[i] + ": holds " + a.type.str() + " but argument " + std::to_string(i) +
+           " of " + fwd.name + " is " + fwd.args[i].str());
+    args.push_back(std::move(a));
+  }
+  std::vector<Array> cotangents;
+  for (int64_t i = 0; i < split->numOutputs; ++i)
+    cotangents.push_back(ones(fwd.results[i]));
+  if (o.checkOnly) {
+    std::printf("step %s (%s / %s) for %s: %zu arguments, %lld outputs, %zu residuals, %zu "
+                "gradients\n",
+                split->base.c_str(), fwd.name.c_str(), bwd.name.c_str(), manifest.target.c_str(),
+                fwd.args.size(), static_cast<long long>(split->numOutputs),
+                fwd.results.size() - split->numOutputs, bwd.results.size());
+    for (size_t i = 0; i < fwd.args.size(); ++i)
+      std::printf("  argument %zu: %s\n", i, fwd.args[i].str().c_str());
+    return 0;
+  }
+
+  if (cotangent_cuda_init() != 0)
+    fail(cotangent_cuda_last_error(), 77);
+  if (o.tf32)
+    cotangent_cuda_set_tf32(1);
+  int cc = cotangent_cuda_compute_capability();
+  Step step(fwd, bwd, split->numOutputs, fwdEntry, bwdEntry);
+  step.upload(args, cotangents);
+  if (*cotangent_cuda_last_error())
+    fail("loading the step failed: " + runtimeError());
+
+  // The measured step: eager, its peak over the whole step.
+  int64_t before = cotangent_cuda_live_bytes();
+  cotangent_cuda_reset_peak();
+  Step::Result measured = step.enqueue();
+  if (cotangent_cuda_synchronize() != 0 || *cotangent_cuda_last_error())
+    fail("the step failed on the GPU: " + runtimeError());
+  int64_t peak = cotangent_cuda_peak_bytes() - before;
+  std::vector<Array> outputs, gradients;
+  for (int64_t i = 0; i < split->numOutputs; ++i)
+    outputs.push_back(download(fwd.results[i], measured.outputs[i]));
+  for (size_t i = 0; i < bwd.results.size(); ++i)
+    gradients.push_back(download(bwd.results[i], measured.gradients[i]));
+  step.release(measured);
+  if (cotangent_cuda_live_bytes() != before)
+    fail("a step leaked " + std::to_string(cotangent_cuda_live_bytes() - before) + " device bytes");
+
+  // Timed steps: a recorded graph replayed, or eager steps.
+  auto eagerStep = [&] {
+    Step::Result r = step.enqueue();
+    cotangent_cuda_synchronize();
+    return r;
+  };
+  void *graph = nullptr;
+  Step::Result recorded;
+  if (o.graph) {
+    if (cotangent_cuda_capture_begin() == 0) {
+      recorded = step.enqueue();
+      graph = cotangent_cuda_capture_end();
+    }
+    if (!graph) {
+      std::printf("note: the step cannot be recorded as a CUDA graph (%s); timing eager steps\n",
+                  runtimeError().c_str());
+      cotangent_cuda_synchronize();
+      cotangent_cuda_clear_error();
+    }
+  }
+  auto timedStep = [&] {
+    auto start = std::chrono::steady_clock::now();
+    Step::Result r;
+    if (graph) {
+      cotangent_cuda_graph_launch(graph);
+      cotangent_cuda_synchronize();
+      r = recorded;
+    } else {
+      r = eagerStep();
+    }
+    double s = seconds(start);
+    if (*cotangent_cuda_last_error())
+      fail("a timed step failed on the GPU: " + runtimeError());
+    return std::pair(r, s);
+  };
+  for (int i = 0; i < o.warmup; ++i)
+    step.release(timedStep().first);
+  std::vector<double> times;
+  double replayDiff = 0;
+  for (int i = 0; i < o.repeat; ++i) {
+    auto [r, s] = timedStep();
+    times.push_back(s);
+    if (i + 1 == o.repeat) // the timed path computes what the measured step did
+      for (size_t k = 0; k < bwd.results.size(); ++k)
+        replayDiff = std::max(replayDiff,
+                              relativeDifference(download(bwd.results[k], r.gradients[k]),
+                                                 gradients[k]));
+    step.release(r);
+  }
+  if (graph)
+    cotangent_cuda_graph_destroy(graph);
+  if (cotangent_cuda_live_bytes() != before)
+    fail("the timed steps leaked " + std::to_string(cotangent_cuda_live_bytes() - before) +
+         " device bytes");
+
+  std::printf("step %s (%s / %s) on sm_%d: %lld outputs, %zu residuals, %zu gradients\n",
+              split->base.c_str(), fwd.name.c_str(), bwd.name.c_str(), cc,
+              static_cast<long long>(split->numOutputs), fwd.results.size() - split->numOutputs,
+              bwd.results.size());
+  double minTime = *std::min_element(times.begin(), times.end()), medianTime = median(times);
+  std::printf("time: min %.3f ms, median %.3f ms over %d steps (%d warm-up, %s%s)\n",
+              minTime * 1e3, medianTime * 1e3, o.repeat, o.warmup,
+              graph ? "CUDA graph" : "eager", o.tf32 ? ", TF32" : "");
+  std::printf("residual bytes: %lld\n", static_cast<long long>(measured.residualBytes));
+  std::printf("offloaded bytes (pinned host): %lld\n",
+              static_cast<long long>(measured.offloadedBytes));
+  std::printf("device peak bytes: %lld\n", static_cast<long long>(peak));
+  std::printf("timed steps vs the measured step: max relative difference %.3g\n", replayDiff);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    printSummary("output", i, outputs[i]);
+  for (size_t i = 0; i < gradients.size(); ++i)
+    printSummary("gradient", i, gradients[i]);
+
+  bool ok = replayDiff <= o.rtol;
+  double maxDiff = 0;
+  if (!o.expect.empty()) {
+    auto compare = [&](const char *prefix, const std::vector<Array> &got) {
+      for (size_t i = 0; i < got.size(); ++i) {
+        std::string path = o.expect + "/" + prefix + std::to_string(i) + ".npy";
+        Array want;
+        if (!readNpy(path, want, error))
+          fail("--expect: " + error);
+        double d = relativeDifference(got[i], want);
+        if (d < 0)
+          fail(path + ": holds " + want.type.str() + ", the step gives " + got[i].type.str());
+        maxDiff = std::max(maxDiff, d);
+        std::printf("expect %s%zu: max relative difference %.3g%s\n", prefix, i, d,
+                    d <= o.rtol ? "" : "  (over the tolerance)");
+        ok = ok && d <= o.rtol;
+      }
+    };
+    compare("output", outputs);
+    compare("gradient", gradients);
+    std::printf("expect: %s (rtol %g)\n", ok ? "ok" : "FAILED", o.rtol);
+  }
+  if (!o.outputDir.empty()) {
+    auto write = [&](const char *prefix, const std::vector<Array> &arrays) {
+      for (size_t i = 0; i < arrays.size(); ++i)
+        if (!writeNpy(o.outputDir + "/" + prefix + std::to_string(i) + ".npy", arrays[i], error))
+          fail(error);
+    };
+    write("output", outputs);
+    write("gradient", gradients);
+  }
+  if (!o.json.empty()) {
+    std::ofstream out(o.json);
+    out << "{\"fn\": \"" << split->base << "\", \"chip\": \"sm_" << cc << "\", \"min_ms\": "
+        << minTime * 1e3 << ", \"median_ms\": " << medianTime * 1e3
+        << ", \"graph\": " << (graph ? "true" : "false") << ", \"tf32\": "
+        << (o.tf32 ? "true" : "false") << ", \"residual_bytes\": " << measured.residualBytes
+        << ", \"offloaded_bytes\": " << measured.offloadedBytes << ", \"peak_bytes\": " << peak
+        << ", \"max_rel_diff\": " << maxDiff << ", \"ok\": " << (ok ? "true" : "false") << "}\n";
+    if (!out)
+      fail("cannot write " + o.json);
+  }
+  return ok ? 0 : 1;
+}
