@@ -115,6 +115,35 @@ cl::opt<std::string> plotPath(cl::cat(benchOptions), "plot",
                                        "(default: build/cotangent-bench-policies.png)"),
                               cl::value_desc("file"));
 
+cl::opt<std::string> emitMlirDir(
+    cl::cat(benchOptions), "emit-mlir",
+    cl::desc("write the transformer (--blocks, --seq, --width, --heads) under no policy, "
+             "nothing_saveable and dots_saveable as jx IR into this directory "
+             "(transformer-<policy>.mlir) and run nothing else (scripts/gpu-check.sh)"),
+    cl::value_desc("dir"));
+
+/// --emit-mlir: the benchmark's transformer as the GPU check compiles it.
+int emitModels(mlir::MLIRContext &ctx) {
+  const bench::TransformerConfig config{.blocks = blocks, .seq = seq, .width = width,
+                                        .heads = heads};
+  const std::vector<std::pair<std::string, std::optional<Policy>>> rows = {
+      {"none", std::nullopt},
+      {"nothing_saveable", policies::nothing_saveable()},
+      {"dots_saveable", policies::dots_saveable()}};
+  for (const auto &[name, policy] : rows) {
+    std::string path = emitMlirDir + "/transformer-" + name + ".mlir";
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec) {
+      std::fprintf(stderr, "cotangent-bench: cannot write %s: %s\n", path.c_str(),
+                   ec.message().c_str());
+      return 1;
+    }
+    bench::traceTransformer(ctx, config, policy).takeModule()->print(os);
+  }
+  return 0;
+}
+
 std::vector<cpu::Tensor> randomArgs(mlir::func::FuncOp fn, unsigned seed) {
   std::mt19937 rng(seed);
   std::vector<cpu::Tensor> args;
@@ -440,6 +469,8 @@ int main(int argc, char **argv) {
   ctx.appendDialectRegistry(registry);
   ctx.loadAllAvailableDialects();
   try {
+    if (!emitMlirDir.empty())
+      return emitModels(ctx);
     if ((runs(Benchmark::Dot) && benchDot(ctx)) || (runs(Benchmark::Mlp) && benchMlp(ctx)) ||
         (runs(Benchmark::Budget) && benchBudget(ctx)) ||
         (runs(Benchmark::Frontier) && benchFrontier(ctx))) {

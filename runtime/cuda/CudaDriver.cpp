@@ -462,9 +462,11 @@ bool order(Driver &d, CUstream from, CUstream to) {
   return ok;
 }
 
-/// A copy on the offload stream after the compute stream's work so far,
-/// which waits for it in turn: a later free or kernel sees the copy done.
-int offloadCopy(void *dst, const void *src, uint64_t bytes) {
+} // namespace
+
+extern "C" int cotangent_cuda_offload(void *dst, const void *src, uint64_t bytes) {
+  // On the offload stream after the compute stream's work so far, which
+  // waits for the copy in turn: a later free of `src` sees it done.
   Driver *d = driver();
   return d && order(*d, d->computeStream, d->offloadStream) &&
                  check(d->cuMemcpyAsync(asDevice(dst), asDevice(src), bytes, d->offloadStream),
@@ -472,16 +474,6 @@ int offloadCopy(void *dst, const void *src, uint64_t bytes) {
                  order(*d, d->offloadStream, d->computeStream)
              ? 0
              : 1;
-}
-
-} // namespace
-
-extern "C" int cotangent_cuda_offload(void *pinnedDst, const void *deviceSrc, uint64_t bytes) {
-  return offloadCopy(pinnedDst, deviceSrc, bytes);
-}
-
-extern "C" int cotangent_cuda_reload(void *deviceDst, const void *pinnedSrc, uint64_t bytes) {
-  return offloadCopy(deviceDst, pinnedSrc, bytes);
 }
 
 //===----------------------------------------------------------------------===//

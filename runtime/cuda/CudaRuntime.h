@@ -91,11 +91,10 @@ void cotangent_cuda_host_free(void *ptr);
 int64_t cotangent_cuda_host_bytes(void);
 /** Copies a device block to pinned memory on the offload stream, after the
  *  compute stream's work so far; the compute stream's later work (a free of
- *  the block) waits for the copy. */
+ *  the block) waits for the copy. Nothing copies it back: the backward takes
+ *  the pinned buffer and copies it in where it needs it
+ *  (jx-gpu-reload-residuals). */
 int cotangent_cuda_offload(void *pinnedDst, const void *deviceSrc, uint64_t bytes);
-/** Copies pinned memory back into a device block on the offload stream; the
- *  compute stream's later work waits for it. */
-int cotangent_cuda_reload(void *deviceDst, const void *pinnedSrc, uint64_t bytes);
 
 /* cuBLAS: C[b] = A[b] * B[b] for rank-3 strided memref descriptors (the
  * C interface of jx-matmul-to-blas's calls; runtime/host/StridedMatrix.h

@@ -2,7 +2,7 @@
 //
 // cotangent-step STEP.so [--fn BASE] [--input a.npy]... [--seed N]
 //     [--repeat N] [--warmup K] [--expect DIR] [--rtol R] [--output-dir DIR]
-//     [--tf32] [--no-graph] [--json FILE] [--check-only]
+//     [--save-inputs DIR] [--tf32] [--no-graph] [--json FILE] [--check-only]
 //
 // Loads a step (a shared library made from `cotangent-run --target=cuda
 // --emit-object`: host code, embedded kernels, packed entries and the
@@ -38,7 +38,7 @@ using namespace cotangent::step;
 namespace {
 
 struct Options {
-  std::string library, fn, expect, outputDir, json;
+  std::string library, fn, expect, outputDir, json, saveInputs;
   std::vector<std::string> inputs;
   uint64_t seed = 0;
   int repeat = 20, warmup = 3;
@@ -63,6 +63,7 @@ void usage() {
       "  --expect DIR       compare with DIR/output<i>.npy and DIR/gradient<i>.npy\n"
       "  --rtol R           relative tolerance of --expect (default 1e-5)\n"
       "  --output-dir DIR   write output<i>.npy and gradient<i>.npy there\n"
+      "  --save-inputs DIR  write the arguments used as arg<i>.npy there (also with --check-only)\n"
       "  --tf32             cuBLAS may use TF32 tensor cores for f32 matmuls\n"
       "  --no-graph         time eager steps instead of a replayed CUDA graph\n"
       "  --json FILE        write the figures as JSON\n"
@@ -112,6 +113,8 @@ Options parseOptions(int argc, char **argv) {
         fail("--rtol: expected a number >= 0, got '" + v + "'");
     } else if (a == "--output-dir") {
       o.outputDir = value(i, "--output-dir");
+    } else if (a == "--save-inputs") {
+      o.saveInputs = value(i, "--save-inputs");
     } else if (a == "--json") {
       o.json = value(i, "--json");
     } else if (a == "--tf32") {
@@ -473,6 +476,10 @@ int main(int argc, char **argv) {
            " of " + fwd.name + " is " + fwd.args[i].str());
     args.push_back(std::move(a));
   }
+  if (!o.saveInputs.empty())
+    for (size_t i = 0; i < args.size(); ++i)
+      if (!writeNpy(o.saveInputs + "/arg" + std::to_string(i) + ".npy", args[i], error))
+        fail(error);
   std::vector<Array> cotangents;
   for (int64_t i = 0; i < split->numOutputs; ++i)
     cotangents.push_back(ones(fwd.results[i]));

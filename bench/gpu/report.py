@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""The GPU check's table: each model's step (FP32 and TF32) against JAX on
+the same GPU (precision "highest" and default), device peaks against XLA's
+(memory_analysis output + temp), and whether every step matched its
+reference. Writes out/summary.json beside the table.
+
+    report.py OUT_DIR MODELS_TXT
+"""
+import json
+import os
+import sys
+
+
+def load(path):
+    try:
+        return json.load(open(path))
+    except (OSError, ValueError):
+        return None
+
+
+def main():
+    out, models = sys.argv[1], sys.argv[2]
+    rows, ok = [], True
+    for line in open(models):
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, kind, policy = line.split()
+        step = load(os.path.join(out, name, "step.json"))
+        tf32 = load(os.path.join(out, name, "step-tf32.json"))
+        jax = load(os.path.join(out, name, "jax.json")) or {}
+        passed = bool(step and step.get("ok")) and (kind == "reference" or bool(tf32 and tf32.get("ok")))
+        ok = ok and passed
+        rows.append({"model": name, "policy": policy, "step": step, "tf32": tf32, "jax": jax,
+                     "ok": passed})
+    mib = lambda b: f"{b / 2**20:.1f}" if b is not None else "-"
+    ms = lambda r, k="median_ms": f"{r[k]:.3f}" if r and k in r else "-"
+    ratio = lambda a, b: f"{a / b:.2f}" if a and b else "-"
+    head = ("model", "ours FP32 ms", "JAX highest ms", "ratio", "ours TF32 ms", "JAX default ms",
+            "ratio", "our peak MiB", "XLA peak MiB", "ratio", "residual MiB", "offloaded MiB",
+            "max rel diff", "ok")
+    print(" | ".join(head))
+    for r in rows:
+        s, t, j = r["step"] or {}, r["tf32"] or {}, r["jax"]
+        jh, jd = j.get("highest"), j.get("default")
+        print(" | ".join([
+            r["model"], ms(s), ms(jh), ratio(s.get("median_ms"), jh and jh["median_ms"]),
+            ms(t), ms(jd), ratio(t.get("median_ms"), jd and jd["median_ms"]),
+            mib(s.get("peak_bytes")), mib(jh and jh["peak_bytes"]),
+            ratio(s.get("peak_bytes"), jh and jh["peak_bytes"]),
+            mib(s.get("residual_bytes")), mib(s.get("offloaded_bytes")),
+            f"{s['max_rel_diff']:.2g}" if "max_rel_diff" in s else "-",
+            "yes" if r["ok"] else "NO"]))
+        if "error" in j:
+            print(f"   JAX: {j['error']}")
+    json.dump(rows, open(os.path.join(out, "summary.json"), "w"), indent=1)
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

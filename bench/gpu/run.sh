@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The GPU check, run where the GPU is: a machine with an NVIDIA GPU, its
+# driver, cuBLAS (libcublas.so.13) and python3 with JAX and NumPy; no MLIR,
+# no compiler, nothing installed. scripts/gpu-check.sh made this folder.
+#
+# For every model of models.txt: the step runs on the GPU (bin/cotangent-step,
+# FP32 and TF32), its loss and gradients are checked against the reference
+# (the CPU's, made where the folder was built, or JAX's at "highest"
+# precision on this GPU), and JAX runs the same model on the same arguments
+# (jax_step.py). report.py prints one table; the exit status is 0 only when
+# every step ran and matched.
+set -u
+cd "$(dirname "$0")"
+rm -rf out
+mkdir -p out
+python3 - <<'PY'
+import glob, lzma
+for f in glob.glob("steps/*.so.xz"):
+    open(f[:-3], "wb").write(lzma.open(f).read())
+PY
+status=0
+while read -r name kind policy; do
+  case "$name" in ""|\#*) continue ;; esac
+  o=out/$name
+  mkdir -p "$o"
+  so=steps/$name.so
+  if [ "$kind" = reference ]; then
+    inputs=models/$name/inputs
+    expect=models/$name/expected
+  else
+    inputs=$o/inputs
+    mkdir -p "$inputs"
+    bin/cotangent-step "$so" --check-only --save-inputs "$inputs" >/dev/null || {
+      echo "FAIL $name: its inputs"; status=1; continue; }
+    python3 jax_step.py --model "$kind" --policy "$policy" --inputs "$inputs" \
+      --expect-out "$o/jax" --json "$o/jax.json" || status=1
+    expect=$o/jax
+  fi
+  args=()
+  for f in $(ls "$inputs"/arg*.npy | sort -V); do args+=(--input "$f"); done
+  check=()
+  [ -f "$expect/gradient0.npy" ] && check=(--expect "$expect")
+  bin/cotangent-step "$so" "${args[@]}" "${check[@]}" --json "$o/step.json" >"$o/step.txt" 2>&1 || {
+    echo "FAIL $name:"; cat "$o/step.txt"; status=1; }
+  if [ "$kind" != reference ]; then
+    # TF32 keeps 10 mantissa bits: checked at 1e-2.
+    bin/cotangent-step "$so" "${args[@]}" "${check[@]}" --rtol 1e-2 --tf32 \
+      --json "$o/step-tf32.json" >"$o/step-tf32.txt" 2>&1 || {
+      echo "FAIL $name (TF32):"; cat "$o/step-tf32.txt"; status=1; }
+  fi
+done <models.txt
+python3 report.py out models.txt || status=1
+exit $status

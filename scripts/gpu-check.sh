@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Builds the GPU check: a folder (build/gpu-check/, a few MiB) that runs on a
+# machine with an NVIDIA GPU and nothing of ours installed: no MLIR, no LLVM,
+# no compiler (see bench/gpu/run.sh, which it holds). Usage:
+#
+#   scripts/gpu-check.sh [--quick] [OUT_DIR]
+#
+#   bin/cotangent-step            the driver (CUDA runtime only)
+#   steps/<model>.so.xz           self-contained steps (cotangent-run
+#                                 --target=cuda --emit-object, fat binaries
+#                                 for sm_80 and sm_90), compressed
+#   models/<model>/{inputs,expected}
+#                                 arguments and CPU reference results of the
+#                                 small examples (test/gpu/Inputs)
+#   models.txt                    name, kind (reference, mlp, transformer), policy
+#   run.sh, jax_step.py, report.py
+#
+# --quick: the small examples only (what ctest's gpu-check-folder builds).
+# Without it also the benchmark MLP (8 x 1024, batch 256 and 2048) and a
+# 4-block pre-LN transformer (d_model 512, 8 heads, 256 tokens, MLP 2048)
+# under no policy, nothing_saveable, dots_saveable (and, for the MLP, an
+# offload of every dot); their references are JAX's, computed on the GPU.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+quick=0
+if [ "${1:-}" = --quick ]; then quick=1; shift; fi
+out="${1:-$root/build/gpu-check}"
+B="$root/build/bin"
+[ -x "$B/cotangent-step" ] || "$root/scripts/build.sh"
+rm -rf "$out"
+mkdir -p "$out/bin" "$out/steps" "$out/models"
+cp "$B/cotangent-step" "$out/bin/"
+cp "$root"/bench/gpu/{run.sh,jax_step.py,report.py} "$out/"
+echo "# name kind policy (scripts/gpu-check.sh)" >"$out/models.txt"
+
+# A step of MLIR file $2: the object, linked as a shared library.
+step() {
+  local name=$1 mlir=$2
+  "$B/cotangent-run" "$mlir" --vjp --target=cuda --chip sm_80,sm_90 \
+    --emit-object "$out/steps/$name.o"
+  ${CXX:-c++} -shared -o "$out/steps/$name.so" "$out/steps/$name.o"
+  rm "$out/steps/$name.o"
+}
+
+# A small example with its arguments and CPU reference shipped.
+reference() {
+  local name=$1 fn=$2 mlir="$root/test/gpu/Inputs/$1.mlir"
+  step "$name" "$mlir"
+  local m="$out/models/$name"
+  mkdir -p "$m/inputs" "$m/expected"
+  "$B/cotangent-step" "$out/steps/$name.so" --check-only --save-inputs "$m/inputs" >/dev/null
+  local args=()
+  for f in $(ls "$m/inputs"/arg*.npy | sort -V); do args+=(--input "$f"); done
+  "$B/cotangent-run" "$mlir" --fn "$fn" --vjp --split "${args[@]}" --output-dir "$m/expected" \
+    >/dev/null
+  xz -T2 "$out/steps/$name.so"
+  echo "$name reference -" >>"$out/models.txt"
+}
+
+reference seed-g-f f
+reference mlp-relu mlp
+reference mlp-offload mlp
+reference mlp-offload-all mlp
+reference scan-rnn rnn
+reference cond cond
+
+if [ $quick = 0 ]; then
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  for batch in 256 2048; do
+    for policy in none nothing_saveable dots_saveable offload; do
+      name=mlp-b$batch-$policy
+      python3 "$root/bench/gpu/gen-mlp.py" --layers 8 --width 1024 --batch $batch \
+        --policy $policy >"$tmp/$name.mlir"
+      step "$name" "$tmp/$name.mlir" && xz -T2 "$out/steps/$name.so" &
+      echo "$name mlp $policy" >>"$out/models.txt"
+    done
+    wait
+  done
+  "$B/cotangent-bench" --emit-mlir "$tmp" --blocks 4 --seq 256 --width 512 --heads 8
+  for policy in none nothing_saveable dots_saveable; do
+    step transformer-$policy "$tmp/transformer-$policy.mlir" &&
+      xz -T2 "$out/steps/transformer-$policy.so" &
+    echo "transformer-$policy transformer $policy" >>"$out/models.txt"
+  done
+  wait
+fi
+for so in "$out"/steps/*.so.xz; do [ -s "$so" ] || { echo "gpu-check: $so is empty" >&2; exit 1; }; done
+echo "gpu-check: $(du -sh "$out" | cut -f1) in $out; on the GPU machine: bash $(basename "$out")/run.sh"
