@@ -8,9 +8,11 @@
 # (the CPU's, made where the folder was built, or JAX's at "highest"
 # precision on this GPU), and JAX runs the same model on the same arguments
 # (jax_step.py). report.py prints one table; the exit status is 0 only when
-# every step ran and matched.
+# every step ran and matched. `run.sh MODELS` runs the models a file of the
+# same form lists instead.
 set -u
 cd "$(dirname "$0")"
+models=${1:-models.txt}
 rm -rf out
 mkdir -p out
 python3 - <<'PY'
@@ -38,16 +40,20 @@ while read -r name kind policy; do
   fi
   args=()
   for f in $(ls "$inputs"/arg*.npy | sort -V); do args+=(--input "$f"); done
+  # The loss sums many terms and may nearly cancel: a small absolute bound
+  # covers what its relative error cannot (gradients are far above it).
   check=()
-  [ -f "$expect/gradient0.npy" ] && check=(--expect "$expect")
+  [ -f "$expect/gradient0.npy" ] && check=(--expect "$expect" --atol 1e-6)
   bin/cotangent-step "$so" "${args[@]}" "${check[@]}" --json "$o/step.json" >"$o/step.txt" 2>&1 || {
     echo "FAIL $name:"; cat "$o/step.txt"; status=1; }
   if [ "$kind" != reference ]; then
-    # TF32 keeps 10 mantissa bits: checked at 1e-2.
-    bin/cotangent-step "$so" "${args[@]}" "${check[@]}" --rtol 1e-2 --tf32 \
+    # TF32 keeps 10 mantissa bits: checked at 1e-2 (the loss within 1e-3).
+    tf32=()
+    [ -f "$expect/gradient0.npy" ] && tf32=(--expect "$expect" --atol 1e-3)
+    bin/cotangent-step "$so" "${args[@]}" "${tf32[@]}" --rtol 1e-2 --tf32 \
       --json "$o/step-tf32.json" >"$o/step-tf32.txt" 2>&1 || {
       echo "FAIL $name (TF32):"; cat "$o/step-tf32.txt"; status=1; }
   fi
-done <models.txt
-python3 report.py out models.txt || status=1
+done <"$models"
+python3 report.py out "$models" || status=1
 exit $status

@@ -122,4 +122,37 @@ def JxGpuReloadResidualsPass
   let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
 }
 
+def JxGpuBlockReductionsPass
+    : Pass<"jx-gpu-block-reductions", "mlir::func::FuncOp"> {
+  let summary = "Reduce each element of a reduction that keeps dimensions with one block";
+  let description = [{
+    Runs after `convert-linalg-to-parallel-loops`, before
+    `jx-gpu-tile-parallel-loops`. An outermost `scf.parallel` (constant
+    bounds from 0 by 1) whose body is exactly a reduction nest into the
+    element its induction variables index (constant-bound `scf.for` loops
+    whose innermost body loads the element, combines it with one value by an
+    `arith` op and stores it back) becomes a `gpu.launch` with one block per
+    point of the parallel loop: the block's threads (whole warps, at most
+    256) fold strided shares of the reduced iterations from the combiner's
+    identity, `gpu.all_reduce` combines them, and thread 0 folds the total
+    into the element. Nests of fewer than `min-reduced` iterations keep one
+    thread per element.
+
+    ```mlir
+    // scf.parallel (%i) = (0) to (256) { scf.for %k = 0 to 512 {
+    //   %a = memref.load %out[%i] ; %x = memref.load %in[%i, %k]
+    //   memref.store (%a + %x), %out[%i] } }                  becomes
+    gpu.launch blocks(%b, ...) in (256, 1, 1) threads(%t, ...) in (256, 1, 1) {
+      // %i = %b; threads fold %k = %t, %t + 256; all_reduce; thread 0 stores
+    }
+    ```
+  }];
+  let options = [
+    Option<"minReduced", "min-reduced", "int64_t", /*default=*/"32",
+           "Fewest reduced iterations per element for a block of its own">
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect", "mlir::arith::ArithDialect"];
+}
+
 #endif // COTANGENT_PASSES_GPU_GPUPASSES_TD

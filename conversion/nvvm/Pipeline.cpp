@@ -15,7 +15,8 @@
 //   buffer-deallocation-pipeline, convert-bufferization-to-memref
 //   convert-linalg-to-parallel-loops, jx-gpu-kernelize-host-code (what host
 //                          code did to buffers moves into kernels),
-//   jx-gpu-tile-parallel-loops,
+//   jx-gpu-block-reductions (a reduction keeping dimensions: one block per
+//                          kept element), jx-gpu-tile-parallel-loops,
 //   gpu-map-parallel-loops, convert-parallel-loops-to-gpu,
 //   gpu-kernel-outlining   every outermost parallel loop is one gpu.launch,
 //                          outlined into its own gpu.module
@@ -71,6 +72,7 @@ void cotangent::buildJxToNVVMPipeline(OpPassManager &pm, const JxToNVVMOptions &
   // Parallel loops to kernels.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createJxGpuKernelizeHostCodePass());
+  pm.addNestedPass<func::FuncOp>(createJxGpuBlockReductionsPass());
   JxGpuTileParallelLoopsPassOptions tiling;
   tiling.threadsPerBlock = options.threadsPerBlock;
   pm.addNestedPass<func::FuncOp>(createJxGpuTileParallelLoopsPass(tiling));

@@ -96,8 +96,10 @@ struct Graph {
   std::vector<std::pair<void *, int64_t>> leftovers;
 };
 
+/// Never destroyed: a step library's destructor (unloading its kernels)
+/// may run after this file's statics would be, at exit.
 State &state() {
-  static State s;
+  static State &s = *new State;
   return s;
 }
 

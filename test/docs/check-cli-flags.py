@@ -24,7 +24,9 @@ import subprocess
 import sys
 
 TOOLS = ["cotangent-opt", "cotangent-interpret", "cotangent-run", "cotangent-demo",
-         "cotangent-bench"]
+         "cotangent-bench", "cotangent-step"]
+# Built only with the CUDA toolkit.
+OPTIONAL = {"cotangent-step"}
 GENERIC = {"help", "version"}
 FLAG = re.compile(r"(?<![\w-])--?([A-Za-z][\w-]*)")
 
@@ -99,6 +101,8 @@ def main():
         documented = sections(f.read())
     problems, checked, options_checked = [], 0, 0
     for tool in TOOLS:
+        if tool in OPTIONAL and not os.path.exists(os.path.join(args.build, "bin", tool)):
+            continue
         text = help_text(args.build, tool)
         rows = documented.get(tool)
         if rows is None:

@@ -115,7 +115,10 @@ bool readNpy(const std::string &path, Array &array, std::string &error) {
     if (dim.find_first_not_of(' ') == std::string::npos)
       continue;
     try {
-      long long v = std::stoll(dim);
+      size_t used = 0;
+      long long v = std::stoll(dim, &used);
+      if (dim.find_first_not_of(' ', used) != std::string::npos)
+        return fail("bad shape " + shape);
       if (v < 0)
         return fail("negative dimension in shape " + shape);
       array.type.shape.push_back(v);
@@ -123,6 +126,11 @@ bool readNpy(const std::string &path, Array &array, std::string &error) {
       return fail("bad shape " + shape);
     }
   }
+  // A shape whose byte count overflows cannot match the file's size.
+  int64_t total = byteWidth(array.type.dtype);
+  for (int64_t d : array.type.shape)
+    if (__builtin_mul_overflow(total, d, &total))
+      return fail("shape " + shape + " is too large");
   size_t dataBytes = static_cast<size_t>(array.type.bytes());
   if (bytes.size() - start - headerLength != dataBytes)
     return fail("holds " + std::to_string(bytes.size() - start - headerLength) +

@@ -2,7 +2,8 @@
 //
 // cotangent-step STEP.so [--fn BASE] [--input a.npy]... [--seed N]
 //     [--repeat N] [--warmup K] [--expect DIR] [--rtol R] [--output-dir DIR]
-//     [--save-inputs DIR] [--tf32] [--no-graph] [--json FILE] [--check-only]
+//     [--atol A] [--save-inputs DIR] [--tf32] [--no-graph] [--json FILE]
+//     [--check-only]
 //
 // Loads a step (a shared library made from `cotangent-run --target=cuda
 // --emit-object`: host code, embedded kernels, packed entries and the
@@ -19,6 +20,7 @@
 #include "runtime/cuda/CudaRuntime.h"
 #include "tools/cotangent-step/Manifest.h"
 #include "tools/cotangent-step/NpyFile.h"
+#include "tools/common/Version.h"
 
 #include <dlfcn.h>
 
@@ -42,32 +44,40 @@ struct Options {
   std::vector<std::string> inputs;
   uint64_t seed = 0;
   int repeat = 20, warmup = 3;
-  double rtol = 1e-5;
+  double rtol = 1e-5, atol = 0;
   bool tf32 = false, graph = true, checkOnly = false;
 };
 
+/// Ends the process without static destructors: once a step library is
+/// loaded, exit() would run its destructor (unloading its kernels) after
+/// the runtime's own static state was destroyed, and crash.
 [[noreturn]] void fail(const std::string &message, int code = 1) {
   std::fprintf(stderr, "cotangent-step: %s\n", message.c_str());
-  std::exit(code);
+  std::fflush(nullptr);
+  std::_Exit(code);
 }
 
 void usage() {
   std::printf(
       "usage: cotangent-step STEP.so [options]\n"
       "Runs a training step compiled by `cotangent-run --target=cuda --emit-object` on the GPU.\n"
+      "\ncotangent-step options:\n"
       "  --fn BASE          the split to run (default: the only one)\n"
       "  --input FILE.npy   an argument of the forward, all of them in order (default: random)\n"
       "  --seed N           seed of the random arguments (default 0)\n"
       "  --repeat N         timed steps (default 20)\n"
       "  --warmup K         untimed steps before them (default 3)\n"
       "  --expect DIR       compare with DIR/output<i>.npy and DIR/gradient<i>.npy\n"
-      "  --rtol R           relative tolerance of --expect (default 1e-5)\n"
+      "  --rtol R           tolerance of --expect: |a-b| <= R max|b| + A (default 1e-5)\n"
+      "  --atol A           absolute tolerance of --expect (default 0; for a loss that cancels)\n"
       "  --output-dir DIR   write output<i>.npy and gradient<i>.npy there\n"
       "  --save-inputs DIR  write the arguments used as arg<i>.npy there (also with --check-only)\n"
       "  --tf32             cuBLAS may use TF32 tensor cores for f32 matmuls\n"
       "  --no-graph         time eager steps instead of a replayed CUDA graph\n"
       "  --json FILE        write the figures as JSON\n"
-      "  --check-only       check the manifest and the inputs, touch no device\n");
+      "  --check-only       check the manifest and the inputs, run nothing\n"
+      "  --help             this list\n"
+      "  --version          Cotangent's version\n");
 }
 
 Options parseOptions(int argc, char **argv) {
@@ -90,7 +100,10 @@ Options parseOptions(int argc, char **argv) {
   };
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--help" || a == "-h") {
+    if (a == "--version") {
+      std::printf("cotangent-step (Cotangent) %s\n", COTANGENT_VERSION_STRING);
+      std::exit(0);
+    } else if (a == "--help" || a == "-h" || a == "--help-hidden") {
       usage();
       std::exit(0);
     } else if (a == "--fn") {
@@ -105,12 +118,13 @@ Options parseOptions(int argc, char **argv) {
       o.warmup = static_cast<int>(integer(value(i, "--warmup"), "--warmup", 0));
     } else if (a == "--expect") {
       o.expect = value(i, "--expect");
-    } else if (a == "--rtol") {
-      std::string v = value(i, "--rtol");
+    } else if (a == "--rtol" || a == "--atol") {
+      std::string v = value(i, a.c_str());
       char *end = nullptr;
-      o.rtol = std::strtod(v.c_str(), &end);
-      if (*end || !(o.rtol >= 0))
-        fail("--rtol: expected a number >= 0, got '" + v + "'");
+      double x = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end || !(x >= 0) || !std::isfinite(x))
+        fail(a + ": expected a number >= 0, got '" + v + "'");
+      (a == "--rtol" ? o.rtol : o.atol) = x;
     } else if (a == "--output-dir") {
       o.outputDir = value(i, "--output-dir");
     } else if (a == "--save-inputs") {
@@ -339,7 +353,7 @@ public:
     for (const Descriptor &d : r.gradients)
       blocks.insert(d.allocated());
     for (void *block : blocks)
-      if (!args.count(block))
+      if (!args.count(block) && cotangent_cuda_block_size(block) >= 0) // not pinned memory
         cotangent_cuda_free(block);
   }
 
@@ -408,26 +422,56 @@ void printSummary(const char *label, size_t i, const Array &a) {
   std::printf("%s %zu: %s sum=%.6g\n", label, i, a.type.str().c_str(), sum);
 }
 
-/// max |a - b| / max |b| (0 when both are 0); -1 when the types differ.
-double relativeDifference(const Array &got, const Array &want) {
+/// How far `got` is from `want`: max |a - b| and max |b| (NaN where only
+/// one is NaN makes the difference infinite).
+struct Difference {
+  double abs = 0, scale = 0;
+  double relative() const { return abs == 0 ? 0 : abs / std::max(scale, 1e-30); }
+  bool within(double rtol, double atol) const { return abs <= rtol * scale + atol + 1e-30; }
+};
+
+/// nullopt when the types differ.
+std::optional<Difference> difference(const Array &got, const Array &want) {
   if (got.type.dtype != want.type.dtype || got.type.shape != want.type.shape)
-    return -1;
-  double diff = 0, scale = 0;
+    return std::nullopt;
+  Difference d;
   for (int64_t i = 0, n = want.type.elements(); i < n; ++i) {
     double g = got.at(i), w = want.at(i);
-    if (std::isnan(g) != std::isnan(w))
-      return INFINITY;
-    if (!std::isnan(w))
-      diff = std::max(diff, std::fabs(g - w));
-    scale = std::max(scale, std::fabs(w));
+    if (std::isnan(g) != std::isnan(w) || (std::isinf(g) && g != w)) {
+      d.abs = INFINITY;
+    } else if (!std::isnan(w) && g != w) {
+      d.abs = std::max(d.abs, std::fabs(g - w));
+    }
+    if (std::isfinite(w))
+      d.scale = std::max(d.scale, std::fabs(w));
   }
-  return diff == 0 ? 0 : diff / std::max(scale, 1e-30);
+  return d;
+}
+
+/// JSON has no inf or nan.
+std::string jsonNumber(double v) {
+  if (!std::isfinite(v))
+    return "null";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", v);
+  return text;
+}
+
+/// Unloads the step (its destructor unloads its kernels) while the runtime
+/// is alive (see fail()); returns `code`.
+int unload(void *library, int code) {
+  std::fflush(nullptr);
+  dlclose(library);
+  return code;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
   Options o = parseOptions(argc, argv);
+  // A bare name would be searched on the library path, not here.
+  if (o.library.find('/') == std::string::npos)
+    o.library = "./" + o.library;
   void *library = dlopen(o.library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library)
     fail(std::string("cannot load ") + o.library + ": " + dlerror());
@@ -491,7 +535,7 @@ int main(int argc, char **argv) {
                 fwd.results.size() - split->numOutputs, bwd.results.size());
     for (size_t i = 0; i < fwd.args.size(); ++i)
       std::printf("  argument %zu: %s\n", i, fwd.args[i].str().c_str());
-    return 0;
+    return unload(library, 0);
   }
 
   if (cotangent_cuda_init() != 0)
@@ -564,9 +608,10 @@ int main(int argc, char **argv) {
     times.push_back(s);
     if (i + 1 == o.repeat) // the timed path computes what the measured step did
       for (size_t k = 0; k < bwd.results.size(); ++k)
-        replayDiff = std::max(replayDiff,
-                              relativeDifference(download(bwd.results[k], r.gradients[k]),
-                                                 gradients[k]));
+        replayDiff = std::max(
+            replayDiff, difference(download(bwd.results[k], r.gradients[k]), gradients[k])
+                            .value_or(Difference{INFINITY, 0})
+                            .relative());
     step.release(r);
   }
   if (graph)
@@ -602,18 +647,19 @@ int main(int argc, char **argv) {
         Array want;
         if (!readNpy(path, want, error))
           fail("--expect: " + error);
-        double d = relativeDifference(got[i], want);
-        if (d < 0)
+        std::optional<Difference> d = difference(got[i], want);
+        if (!d)
           fail(path + ": holds " + want.type.str() + ", the step gives " + got[i].type.str());
-        maxDiff = std::max(maxDiff, d);
-        std::printf("expect %s%zu: max relative difference %.3g%s\n", prefix, i, d,
-                    d <= o.rtol ? "" : "  (over the tolerance)");
-        ok = ok && d <= o.rtol;
+        bool within = d->within(o.rtol, o.atol);
+        maxDiff = std::max(maxDiff, d->relative());
+        std::printf("expect %s%zu: max relative difference %.3g (max abs %.3g)%s\n", prefix, i,
+                    d->relative(), d->abs, within ? "" : "  (over the tolerance)");
+        ok = ok && within;
       }
     };
     compare("output", outputs);
     compare("gradient", gradients);
-    std::printf("expect: %s (rtol %g)\n", ok ? "ok" : "FAILED", o.rtol);
+    std::printf("expect: %s (rtol %g, atol %g)\n", ok ? "ok" : "FAILED", o.rtol, o.atol);
   }
   if (!o.outputDir.empty()) {
     auto write = [&](const char *prefix, const std::vector<Array> &arrays) {
@@ -627,13 +673,15 @@ int main(int argc, char **argv) {
   if (!o.json.empty()) {
     std::ofstream out(o.json);
     out << "{\"fn\": \"" << split->base << "\", \"chip\": \"sm_" << cc << "\", \"min_ms\": "
-        << minTime * 1e3 << ", \"median_ms\": " << medianTime * 1e3
+        << jsonNumber(minTime * 1e3) << ", \"median_ms\": " << jsonNumber(medianTime * 1e3)
         << ", \"graph\": " << (graph ? "true" : "false") << ", \"tf32\": "
         << (o.tf32 ? "true" : "false") << ", \"residual_bytes\": " << measured.residualBytes
         << ", \"offloaded_bytes\": " << measured.offloadedBytes << ", \"peak_bytes\": " << peak
-        << ", \"max_rel_diff\": " << maxDiff << ", \"ok\": " << (ok ? "true" : "false") << "}\n";
+        << ", \"max_rel_diff\": " << jsonNumber(maxDiff)
+        << ", \"ok\": " << (ok ? "true" : "false") << "}\n";
+    out.flush();
     if (!out)
       fail("cannot write " + o.json);
   }
-  return ok ? 0 : 1;
+  return unload(library, ok ? 0 : 1);
 }
