@@ -280,9 +280,13 @@ extern "C" void cotangent_cuda_set_tf32(int enabled) {
 // Host <-> device copies
 //===----------------------------------------------------------------------===//
 
-extern "C" int cotangent_cuda_copy_to_device(void *dst, const void *src, uint64_t bytes) {
+namespace {
+
+/// A copy in stream order on the compute stream, waited for: to the device
+/// from pageable memory (read when this returns), or to the host after the
+/// work that produced it.
+int copyAndWait(void *dst, const void *src, uint64_t bytes) {
   Driver *d = driver();
-  // Pageable host memory: the copy has read `src` when the call returns.
   return d && check(d->cuMemcpyAsync(asDevice(dst), asDevice(src), bytes, d->computeStream),
                     "cuMemcpyAsync") &&
                  check(d->cuStreamSynchronize(d->computeStream), "cuStreamSynchronize")
@@ -290,13 +294,14 @@ extern "C" int cotangent_cuda_copy_to_device(void *dst, const void *src, uint64_
              : 1;
 }
 
+} // namespace
+
+extern "C" int cotangent_cuda_copy_to_device(void *dst, const void *src, uint64_t bytes) {
+  return copyAndWait(dst, src, bytes);
+}
+
 extern "C" int cotangent_cuda_copy_to_host(void *dst, const void *src, uint64_t bytes) {
-  Driver *d = driver();
-  return d && check(d->cuMemcpyAsync(asDevice(dst), asDevice(src), bytes, d->computeStream),
-                    "cuMemcpyAsync") &&
-                 check(d->cuStreamSynchronize(d->computeStream), "cuStreamSynchronize")
-             ? 0
-             : 1;
+  return copyAndWait(dst, src, bytes);
 }
 
 extern "C" void *cotangent_cuda_device_global(const void *host, uint64_t bytes) {
