@@ -16,7 +16,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.cotangent_tools_dir, config.llvm_tools_dir]
 tools = ["cotangent-opt", "cotangent-run", "cotangent-interpret", "cotangent-demo",
-         "cotangent-bench", "cotangent-policy-table"]
+         "cotangent-bench", "cotangent-policy-table", "cotangent-step"]
 llvm_config.add_tool_substitutions(
     [ToolSubst(t, unresolved="ignore") for t in tools], tool_dirs)
 config.substitutions.append(("%src_root", config.cotangent_src_root))
@@ -25,6 +25,11 @@ config.substitutions.append(("%obj_root", config.cotangent_obj_root))
 # test/gpu assembles the PTX of --jx-to-nvvm with the CUDA toolkit's ptxas.
 if os.path.exists(os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "ptxas")):
     config.available_features.add("ptxas")
+
+# cotangent-step is built with the CUDA toolkit; its tests link step libraries.
+if os.path.exists(os.path.join(config.cotangent_tools_dir, "cotangent-step")):
+    config.available_features.add("cotangent-step")
+config.substitutions.append(("%cxx", config.cxx))
 
 # With COTANGENT_ROUNDTRIP=1 every cotangent-opt run also checks that its
 # output prints, parses and prints again identically (CIRCT's habit).
