@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/MemoryHooks.h"
+#include "runtime/host/AllocationFailure.h"
 
 #include <cblas.h>
 
@@ -25,6 +26,8 @@ extern "C" void *_mlir_memref_to_llvm_alloc(uint64_t bytes) {
   // 64-byte blocks for vector loads; aligned_alloc wants a multiple of 64.
   size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
   void *ptr = std::aligned_alloc(64, rounded);
+  if (!ptr)
+    cotangent::host::allocationFailed(bytes); // compiled code would write through null
   cotangent::cpu::allocationCounter().allocated(ptr, static_cast<int64_t>(bytes));
   return ptr;
 }

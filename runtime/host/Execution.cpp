@@ -18,6 +18,8 @@
 
 #include "runtime/host/CompiledModule.h"
 
+#include "runtime/host/AllocationFailure.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/ScopeExit.h"
 
@@ -102,7 +104,16 @@ LogicalResult CompiledModule::invoke(llvm::StringRef name,
     packed.push_back(&descriptor);
 
   auto start = std::chrono::steady_clock::now();
-  entries.lookup(name)(packed.data());
+  struct Call {
+    void (*entry)(void **);
+    void **args;
+  } call{entries.lookup(name), packed.data()};
+  std::optional<uint64_t> failedBytes = runCatchingAllocationFailure(
+      [](void *c) { static_cast<Call *>(c)->entry(static_cast<Call *>(c)->args); }, &call);
+  if (failedBytes)
+    return emitError(loc()) << "@" << name << " ran out of memory on " << deviceName
+                            << ": it could not allocate " << *failedBytes << " bytes ("
+                            << counter.live() << " bytes live)";
   wait();
   seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

@@ -95,11 +95,17 @@ llvm::Expected<interp::Tensor> npy::parse(mlir::MLIRContext *ctx, StringRef byte
       return fail("malformed shape in the .npy header");
     shape.push_back(n);
   }
+  // The shape's bytes, checked against the data before anything is
+  // allocated: a hostile header may name more than memory holds.
+  uint64_t needed = elem.isInteger(1) ? 1 : elem.getIntOrFloatBitWidth() / 8;
+  for (int64_t n : shape)
+    if (__builtin_mul_overflow(needed, static_cast<uint64_t>(n), &needed))
+      return fail("the .npy shape is too large");
+  if (data.size() != needed)
+    return fail("the .npy data has " + llvm::Twine(data.size()) + " bytes, its shape needs " +
+                llvm::Twine(needed));
   auto type = mlir::RankedTensorType::get(shape, elem);
   interp::Tensor t(type);
-  if (static_cast<int64_t>(data.size()) != t.getByteSize())
-    return fail("the .npy data has " + llvm::Twine(data.size()) + " bytes, its shape needs " +
-                llvm::Twine(t.getByteSize()));
   if (t.getByteSize() > 0)
     std::memcpy(t.data(), data.data(), data.size());
   if (elem.isInteger(1))
