@@ -26,9 +26,6 @@ using namespace mlir::cotangent;
 
 namespace {
 
-/// Threads of a block for `size` iterations: whole warps, at most 256.
-int64_t blockThreads(int64_t size) { return std::clamp<int64_t>((size + 31) / 32 * 32, 32, 256); }
-
 /// The trip counts of `op`, when its bounds are constant from 0 by 1.
 std::optional<SmallVector<int64_t>> unitTrips(scf::ParallelOp op) {
   SmallVector<int64_t> trips;
@@ -68,7 +65,7 @@ public:
       if (points > (int64_t(1) << 31) - 1)
         continue;
       Location loc = op.getLoc();
-      int64_t threads = blockThreads(r->size());
+      int64_t threads = warpThreads(r->size(), 256);
       OpBuilder b(op);
       gpu::LaunchOp launch = createLaunch(b, loc, threads, points);
       // The block's point of the parallel loop, row-major.

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace mlir::cotangent {
@@ -41,6 +42,12 @@ struct ElementReduction {
 
 /// The reduction `outer` is the outermost loop of, if it is one.
 std::optional<ElementReduction> matchElementReduction(scf::ForOp outer);
+
+/// Threads of a block folding `size` iterations: whole warps, as many as
+/// the work fills, at most `max`.
+inline int64_t warpThreads(int64_t size, int64_t max) {
+  return std::clamp<int64_t>((size + 31) / 32 * 32, 32, max);
+}
 
 /// A launch of `blocks` blocks of `threads` threads at the builder's point;
 /// the builder is left at the start of its body.

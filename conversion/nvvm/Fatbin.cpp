@@ -82,8 +82,9 @@ private:
     std::string message;
     int status = llvm::sys::ExecuteAndWait(tool, argRefs, std::nullopt, {}, 0, 0, &message);
     if (status != 0)
-      return binary.emitError("fatbinary failed (") << tool << "): "
-                                                    << (message.empty() ? "exit status " + std::to_string(status) : message);
+      return binary.emitError("fatbinary failed (")
+             << tool << "): "
+             << (message.empty() ? "exit status " + std::to_string(status) : message);
     auto bytes = llvm::MemoryBuffer::getFile(output.path, /*IsText=*/false);
     if (!bytes)
       return binary.emitError("cannot read the fat binary: ") << bytes.getError().message();

@@ -25,11 +25,9 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::cotangent {
 #define GEN_PASS_DEF_JXGPUKERNELIZEHOSTCODEPASS
@@ -72,7 +70,7 @@ void kernelizeReduction(ElementReduction r) {
   // Whole warps, as many as the work fills, at most one full block; a large
   // sum takes several blocks (atomic adds need no order; other combiners
   // stay in one block).
-  int64_t threads = std::clamp<int64_t>((total + 31) / 32 * 32, 32, kReduceThreads);
+  int64_t threads = warpThreads(total, kReduceThreads);
   int64_t blocks = 1;
   std::optional<arith::AtomicRMWKind> atomic;
   if ((r.identity == arith::AtomicRMWKind::addf || r.identity == arith::AtomicRMWKind::addi) &&

@@ -72,13 +72,9 @@ host::JitTarget gpuTarget(llvm::StringRef chip, bool cublas) {
     mlir::cotangent::buildJxToNVVMPipeline(pm, options);
   };
   target.optLevel = 2;
-  host::RuntimeSymbols &symbols = target.symbols;
-  symbols.alloc = reinterpret_cast<void *>(&cotangent_cuda_alloc);
-  symbols.free = reinterpret_cast<void *>(&cotangent_cuda_free);
-  symbols.batchMatmulF32 = reinterpret_cast<void *>(&cotangent_cuda_batch_matmul_f32);
-  symbols.batchMatmulF64 = reinterpret_cast<void *>(&cotangent_cuda_batch_matmul_f64);
+  // Every name, the allocation hooks and matmuls included, from the one table.
   for (const Binding &binding : runtimeBindings())
-    symbols.more.emplace_back(binding.name, binding.address);
+    target.symbols.more.emplace_back(binding.name, binding.address);
   return target;
 }
 
@@ -125,10 +121,8 @@ llvm::FailureOr<host::MemRefDescriptor> CudaModule::upload(const Tensor &t) {
 Tensor CudaModule::download(RankedTensorType type, const host::MemRefDescriptor &descriptor) {
   // The whole block comes over, then the view is read from the copy.
   int64_t bytes = cotangent_cuda_block_size(descriptor.allocated());
-  if (bytes < 0) {
-    cotangent_cuda_clear_error();
+  if (bytes < 0)
     return descriptor.read(type); // not a device block (an offloaded copy)
-  }
   std::vector<char> block(std::max<int64_t>(bytes, 1));
   if (bytes > 0 && cotangent_cuda_copy_to_host(block.data(), descriptor.allocated(), bytes) != 0)
     return Tensor(type);

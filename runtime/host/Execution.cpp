@@ -147,6 +147,8 @@ llvm::FailureOr<CallResult> CompiledModule::call(llvm::StringRef name,
   if (failed(ran))
     return failure();
   out.results = downloadAll(sig->results, results);
+  if (failed(checkDevice("reading the results of @" + name)))
+    return failure();
   return out;
 }
 
@@ -197,7 +199,9 @@ llvm::FailureOr<SplitResult> CompiledModule::runSplit(llvm::StringRef base,
 
   // Outputs to the host; residuals stay, or wait where their kind says.
   out.outputs = downloadAll(llvm::ArrayRef(fwd->results).take_front(numOutputs),
-                        llvm::ArrayRef(fwdResults).take_front(numOutputs));
+                            llvm::ArrayRef(fwdResults).take_front(numOutputs));
+  if (failed(checkDevice("reading the outputs of @" + fwdName)))
+    return failure();
   std::vector<MemRefDescriptor> residuals(fwdResults.begin() + numOutputs, fwdResults.end());
   std::vector<bool> isOffloaded(numResiduals, false);
   for (auto [i, residual] : llvm::enumerate(residuals)) {
@@ -245,6 +249,8 @@ llvm::FailureOr<SplitResult> CompiledModule::runSplit(llvm::StringRef base,
   if (failed(ranBwd))
     return failure();
   out.gradients = downloadAll(bwd->results, bwdResults);
+  if (failed(checkDevice("reading the results of @" + bwdName)))
+    return failure();
   return out;
 }
 

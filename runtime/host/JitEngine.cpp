@@ -71,8 +71,9 @@ createEngine(ModuleOp lowered, const JitTarget &target, Location loc) {
   (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap map;
     auto bind = [&](llvm::StringRef name, void *address) {
-      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                             llvm::JITSymbolFlags::Exported};
+      if (address) // null: the name comes with `more`
+        map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                               llvm::JITSymbolFlags::Exported};
     };
     bind("_mlir_memref_to_llvm_alloc", symbols.alloc);
     bind("_mlir_memref_to_llvm_free", symbols.free);

@@ -31,7 +31,8 @@ namespace cotangent::host {
 
 /// What compiled code calls into. Every lowering allocates through the
 /// hooks of finalize-memref-to-llvm and calls jx-matmul-to-blas's batched
-/// matmuls; a runtime may bind more names (the CUDA runtime's mgpu*).
+/// matmuls; a runtime may bind more names (the CUDA runtime's mgpu*), or
+/// give every name in `more` and leave the fields null.
 struct RuntimeSymbols {
   void *alloc = nullptr;          ///< `_mlir_memref_to_llvm_alloc(uint64_t bytes)`
   void *free = nullptr;           ///< `_mlir_memref_to_llvm_free(void *)`

@@ -89,14 +89,14 @@ auto runRepeated(unsigned warmup, unsigned repeat, Run run)
     if (llvm::failed(run()))
       return llvm::failure();
   Timing timing;
-  decltype(run()) last = llvm::failure();
-  for (unsigned i = 0; i < std::max(repeat, 1u); ++i) {
-    last = run();
-    if (llvm::failed(last))
+  for (unsigned i = 1;; ++i) {
+    auto result = run();
+    if (llvm::failed(result))
       return llvm::failure();
-    timing.seconds.push_back(last->seconds);
+    timing.seconds.push_back(result->seconds);
+    if (i >= repeat)
+      return std::pair(std::move(*result), std::move(timing));
   }
-  return std::pair(std::move(*last), std::move(timing));
 }
 
 } // namespace cotangent::host
