@@ -22,13 +22,13 @@ Cotangent is documented to keep:
 - **Division saves its divisor and quotient.** JAX keeps y ** -2 of a
   division x / y (with x when y's tangent needs it); the integer_pow is
   replaced by the quotient, and the numerator may be dropped (below).
-- **tanh keeps one value** (docs/jax.md). JAX keeps tanh(x) and 1 - tanh(x),
+- **tanh keeps one value**. JAX keeps tanh(x) and 1 - tanh(x),
   Cotangent tanh(x) alone: the 1 - tanh(x) may be dropped (below).
-- **JAX's checkpoint keeps the operands of a cond** (docs/jax.md). Inside a
+- **JAX's checkpoint keeps the operands of a cond**. Inside a
   checkpoint JAX keeps a cond's operand that a branch's backward needs even
   where the policy would recompute it: it may be dropped (below).
 
-- **Nested checkpoints intersect** (docs/jax.md). JAX lets the outermost
+- **Nested checkpoints intersect**. JAX lets the outermost
   policy decide inside nested checkpoints and may keep an inner checkpoint's
   output that Cotangent recomputes: it may be dropped (below).
 
@@ -50,7 +50,6 @@ SECTION_CONSTANTS = "Constants are rebuilt, not saved."
 SECTION_RESHAPES = "Reshapes are rebuilt, not saved."
 SECTION_BROADCASTS = "Broadcasts are saved at the size of what they broadcast."
 SECTION_DIVISION = "Division saves its divisor and quotient."
-# Not in docs/policies.md (yet): docs/jax.md, "Differences found by the oracle".
 SECTION_COND = "JAX's checkpoint keeps the operands of a cond."
 SECTION_TANH = "tanh keeps one value."
 SECTION_NESTED = "Nested checkpoints intersect."
@@ -59,7 +58,7 @@ SECTION_NESTED = "Nested checkpoints intersect."
 RULES = {
     SECTION_CONSTANTS: "docs/policies.md", SECTION_RESHAPES: "docs/policies.md",
     SECTION_BROADCASTS: "docs/policies.md", SECTION_DIVISION: "docs/policies.md",
-    SECTION_COND: "docs/jax.md", SECTION_TANH: "docs/jax.md", SECTION_NESTED: "docs/jax.md",
+    SECTION_COND: "docs/policies.md", SECTION_TANH: "docs/policies.md", SECTION_NESTED: "docs/policies.md",
 }
 
 _RESHAPES = {"reshape", "squeeze", "expand_dims"}
