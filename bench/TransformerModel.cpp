@@ -21,22 +21,40 @@ Tensor gelu(const Tensor &x) {
   return 0.5 * x * (1.0 + np::tanh(c * (x + 0.044715 * x * x * x)));
 }
 
-/// Causal multi-head self-attention of x [seq, width].
+/// Causal multi-head self-attention of x [..., seq, width] (at most one
+/// leading batch axis).
 Tensor attention(const Tensor &x, const Tensor &wq, const Tensor &wk, const Tensor &wv,
                  const Tensor &wo, int64_t heads) {
-  const int64_t seq = x.shape()[0], width = x.shape()[1], dh = width / heads;
-  auto split = [&](const Tensor &t) { // [seq, width] -> [heads, seq, dh]
-    return np::transpose(np::reshape(t, {seq, heads, dh}), {1, 0, 2});
+  const Shape &shape = x.shape();
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  const int64_t seq = shape[rank - 2], width = shape[rank - 1], dh = width / heads;
+  const Shape lead(shape.begin(), shape.end() - 2);
+  auto with = [&](std::initializer_list<int64_t> tail) {
+    Shape s = lead;
+    s.insert(s.end(), tail);
+    return s;
+  };
+  // Permutations of the last three axes, after the leading ones.
+  auto swapped = [&](int64_t a, int64_t b, int64_t c) {
+    std::vector<int64_t> perm;
+    for (int64_t i = 0; i < rank - 2; ++i)
+      perm.push_back(i);
+    for (int64_t axis : {a, b, c})
+      perm.push_back(rank - 2 + axis);
+    return perm;
+  };
+  auto split = [&](const Tensor &t) { // [..., seq, width] -> [..., heads, seq, dh]
+    return np::transpose(np::reshape(t, with({seq, heads, dh})), swapped(1, 0, 2));
   };
   Tensor q = split(np::dot(x, wq)), k = split(np::dot(x, wk)), v = split(np::dot(x, wv));
-  Tensor scores = np::matmul(q, np::transpose(k, {0, 2, 1})) / std::sqrt(double(dh));
+  Tensor scores = np::matmul(q, np::transpose(k, swapped(0, 2, 1))) / std::sqrt(double(dh));
   Tensor positions = np::arange(seq);
   Tensor causal = np::expand_dims(positions, {1}) >= np::expand_dims(positions, {0});
   scores = np::where(causal, scores, -1e9);
   Tensor e = np::exp(scores - np::max(scores, {-1}, /*keepdims=*/true));
   Tensor probs = e / np::sum(e, {-1}, /*keepdims=*/true);
-  Tensor out = np::transpose(np::matmul(probs, v), {1, 0, 2}); // [seq, heads, dh]
-  return np::dot(np::reshape(out, {seq, width}), wo);
+  Tensor out = np::transpose(np::matmul(probs, v), swapped(1, 0, 2)); // [..., seq, heads, dh]
+  return np::dot(np::reshape(out, with({seq, width})), wo);
 }
 
 constexpr int kParamsPerBlock = 10;
@@ -66,5 +84,6 @@ Traced bench::traceTransformer(mlir::MLIRContext &ctx, const TransformerConfig &
       params.push_back(f32(shape));
   }
   const TraceOptions opts{.name = "transformer", .arg_names = {"x", "params"}, .context = &ctx};
-  return trace(opts, model, f32({config.seq, w}), params);
+  const Shape x = config.batch > 0 ? Shape{config.batch, config.seq, w} : Shape{config.seq, w};
+  return trace(opts, model, f32(x), params);
 }

@@ -25,6 +25,9 @@ struct TransformerConfig {
   int64_t seq = 128;
   int64_t width = 256;
   int64_t heads = 4;
+  /// Sequences per step: x is f32[batch, seq, width]; 0 means one sequence,
+  /// x f32[seq, width] (the GPU check's and the budget solve's model).
+  int64_t batch = 0;
 };
 
 /// Traces @transformer into `ctx`, each block under `policy` (none: no

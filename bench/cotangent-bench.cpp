@@ -28,6 +28,8 @@
 #include "bench/TransformerModel.h"
 #include "bench/PlotScript.h"
 #include "bench/PolicyFigures.h"
+#include "bench/RandomArguments.h"
+#include "bench/JaxComparison.h"
 #include "tools/common/CommandLine.h"
 #include "tracer/Autodiff.h"
 
@@ -62,7 +64,7 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class Benchmark { Dot, Mlp, Budget, Frontier };
+enum class Benchmark { Dot, Mlp, Budget, Frontier, Compare, CompareSmall };
 
 /// Only the bench's own flags show in --help (libLLVM registers hundreds).
 /// Sizes have ranges: zero would divide by zero or measure nothing, and the
@@ -70,7 +72,7 @@ enum class Benchmark { Dot, Mlp, Budget, Frontier };
 cl::OptionCategory benchOptions("cotangent-bench options");
 cl::list<Benchmark, bool, tools::ChoiceParser<Benchmark>> benchmarks(
     cl::cat(benchOptions), "run", cl::CommaSeparated,
-    cl::desc("which benchmarks to run, comma-separated (default: dot,mlp,budget)"),
+    cl::desc("which benchmarks to run, comma-separated, in this order (default: dot,mlp,budget)"),
     cl::values(clEnumValN(Benchmark::Dot, "dot", "compiled dot_general against cblas_sgemm"),
                clEnumValN(Benchmark::Mlp, "mlp", "an MLP grad step under each remat policy"),
                clEnumValN(Benchmark::Budget, "budget",
@@ -78,7 +80,12 @@ cl::list<Benchmark, bool, tools::ChoiceParser<Benchmark>> benchmarks(
                           "several budgets"),
                clEnumValN(Benchmark::Frontier, "frontier",
                           "the (peak, recomputed FLOPs) frontier of the MLP and the "
-                          "transformer, with JAX's policies on it (not run by default)")));
+                          "transformer, with JAX's policies on it (not run by default)"),
+               clEnumValN(Benchmark::Compare, "compare",
+                          "the MLP and transformer steps and compile times against JAX/XLA on "
+                          "this CPU (not run by default; JAX from scripts/jax-venv.sh)"),
+               clEnumValN(Benchmark::CompareSmall, "compare-small",
+                          "the same on tiny programs, in seconds (the ctest smoke run)")));
 tools::UnsignedOpt<1, 8192> dotSize(cl::cat(benchOptions), "dot-size", cl::init(1024),
                                     cl::desc("n of the n x n x n dot_general, 1 to 8192 "
                                              "(default 1024)"));
@@ -115,6 +122,18 @@ cl::opt<std::string> plotPath(cl::cat(benchOptions), "plot",
                                        "(default: build/cotangent-bench-policies.png)"),
                               cl::value_desc("file"));
 
+cl::opt<std::string> comparePath(
+    cl::cat(benchOptions), "compare-data",
+    cl::init(bench::inBuildDir("cotangent-bench-compare.json")),
+    cl::desc("write the --run compare rows here as JSON "
+             "(default: build/cotangent-bench-compare.json)"),
+    cl::value_desc("file"));
+cl::opt<std::string> jaxPython(
+    cl::cat(benchOptions), "jax-python",
+    cl::desc("the python of a venv with JAX for --run compare (default: the one "
+             "scripts/jax-venv.sh makes in build/jax-venv)"),
+    cl::value_desc("path"));
+
 cl::opt<std::string> emitMlirDir(
     cl::cat(benchOptions), "emit-mlir",
     cl::desc("write the transformer (--blocks, --seq, --width, --heads) under no policy, "
@@ -144,21 +163,8 @@ int emitModels(mlir::MLIRContext &ctx) {
   return 0;
 }
 
-std::vector<cpu::Tensor> randomArgs(mlir::func::FuncOp fn, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::vector<cpu::Tensor> args;
-  for (mlir::Type t : fn.getArgumentTypes()) {
-    auto type = mlir::cast<mlir::RankedTensorType>(t);
-    // Weights scaled so that tanh stays away from saturation through the layers.
-    bool square = type.getDimSize(0) == type.getDimSize(1);
-    double scale = square ? 1.0 / std::sqrt(type.getDimSize(0)) : 1.0;
-    std::vector<double> values(type.getNumElements());
-    for (double &v : values)
-      v = std::uniform_real_distribution<double>(-scale, scale)(rng);
-    args.push_back(cpu::Tensor::fromDoubles(type, values));
-  }
-  return args;
-}
+/// The last --run dot figures, for --run compare's JSON.
+std::optional<bench::DotFigures> dotFigures;
 
 int benchDot(mlir::MLIRContext &ctx) {
   const int64_t n = dotSize;
@@ -168,7 +174,7 @@ int benchDot(mlir::MLIRContext &ctx) {
   auto compiled = cpu::CpuModule::compile(traced.module());
   if (failed(compiled))
     return 1;
-  auto args = randomArgs(traced.func(), 1);
+  auto args = bench::randomArguments(traced.func(), 1);
   std::vector<double> jx, direct;
   for (unsigned r = 0; r < repeats; ++r) {
     auto result = (*compiled)->call("dot", args);
@@ -195,6 +201,7 @@ int benchDot(mlir::MLIRContext &ctx) {
   std::printf("  cblas_sgemm direct      : %8.2f GFLOP/s (%.2f ms)\n", flops / directTime / 1e9,
               directTime * 1e3);
   std::printf("  ratio compiled / direct : %8.3f\n\n", directTime / compiledTime);
+  dotFigures = bench::DotFigures{.n = n, .compiledSeconds = compiledTime, .blasSeconds = directTime};
   return 0;
 }
 
@@ -237,7 +244,7 @@ int benchMlp(mlir::MLIRContext &ctx) {
     auto compiled = cpu::CpuModule::compile(split.module());
     if (failed(compiled))
       return 1;
-    auto args = randomArgs(split.fwd(), 2);
+    auto args = bench::randomArguments(split.fwd(), 2);
     auto measured = bench::timeSplit(row.label, **compiled, "mlp", args, seed, repeats);
     if (failed(measured))
       return 1;
@@ -459,7 +466,13 @@ int main(int argc, char **argv) {
   if (!validFlags() || reexecWithoutOpenBlasOverrides(argv))
     return 1;
   auto runs = [](Benchmark b) {
-    return benchmarks.empty() ? b != Benchmark::Frontier : llvm::is_contained(benchmarks, b);
+    return benchmarks.empty() ? b == Benchmark::Dot || b == Benchmark::Mlp || b == Benchmark::Budget
+                              : llvm::is_contained(benchmarks, b);
+  };
+  auto compare = [&](mlir::MLIRContext &ctx, bool small) {
+    return bench::compareWithJax(ctx, {.repeats = repeats, .python = jaxPython,
+                                       .dataPath = comparePath, .small = small,
+                                       .dot = dotFigures});
   };
   mlir::MLIRContext ctx;
   // The budget and the frontier predict peaks with the memory plan.
@@ -473,7 +486,9 @@ int main(int argc, char **argv) {
       return emitModels(ctx);
     if ((runs(Benchmark::Dot) && benchDot(ctx)) || (runs(Benchmark::Mlp) && benchMlp(ctx)) ||
         (runs(Benchmark::Budget) && benchBudget(ctx)) ||
-        (runs(Benchmark::Frontier) && benchFrontier(ctx))) {
+        (runs(Benchmark::Frontier) && benchFrontier(ctx)) ||
+        (runs(Benchmark::Compare) && compare(ctx, false)) ||
+        (runs(Benchmark::CompareSmall) && compare(ctx, true))) {
       std::fprintf(stderr, "cotangent-bench: failed\n");
       return 1;
     }

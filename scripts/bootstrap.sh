@@ -4,7 +4,7 @@
 # bookworm-security; CUDA, when present, is the machine's /usr/local/cuda.
 set -euo pipefail
 
-packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libfmt-dev catch2
+packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libomp-22-dev libfmt-dev catch2
           ninja-build lld ccache cmake g++ libopenblas-dev libboost-graph-dev
           coinor-libcbc-dev pkg-config python3)
 missing=()

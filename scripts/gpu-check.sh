@@ -13,7 +13,7 @@
 #                                 arguments and CPU reference results of the
 #                                 small examples (test/gpu/Inputs)
 #   models.txt                    name, kind (reference, mlp, transformer), policy
-#   run.sh, jax_step.py, report.py
+#   run.sh, jax_step.py, report.py, jax_models.py (bench/)
 #
 # --quick: the small examples only (what ctest's gpu-check-folder builds).
 # Without it also the benchmark MLP (8 x 1024, batch 256 and 2048) and a
@@ -30,7 +30,7 @@ B="$root/build/bin"
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/steps" "$out/models"
 cp "$B/cotangent-step" "$out/bin/"
-cp "$root"/bench/gpu/{run.sh,jax_step.py,report.py} "$out/"
+cp "$root"/bench/gpu/{run.sh,jax_step.py,report.py} "$root"/bench/jax_models.py "$out/"
 echo "# name kind policy (scripts/gpu-check.sh)" >"$out/models.txt"
 
 # A step of MLIR file $2: the object, linked as a shared library.

@@ -176,4 +176,44 @@ def JxFuseElementwisePass : Pass<"jx-fuse-elementwise", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def JxParallelLoopsPass : Pass<"jx-parallel-loops", "mlir::ModuleOp"> {
+  let summary = "Run loops on OpenMP threads where the work pays for them";
+  let description = [{
+    Runs after `convert-linalg-to-parallel-loops`. Upstream's
+    `convert-scf-to-openmp` alone would turn every `scf.parallel`, however
+    small or deeply nested, into an OpenMP region; this pass first picks the
+    loops worth it, then runs that conversion on them. Of each outermost
+    `scf.parallel` whose static iteration count times the static trip counts
+    of the loops inside it reaches `min-work` (elements), only the leading
+    dimensions stay parallel, as few as give `min-chunks` iterations to share
+    out; the rest become `scf.for` loops inside, so that the innermost loop
+    stays a plain loop LLVM vectorizes. Every other `scf.parallel` (small,
+    dynamic, or nested in a parallel one) becomes a nest of `scf.for`.
+    Iterations of a `scf.parallel` from linalg are independent (reductions
+    are `scf.for` inside), so results do not depend on the thread count.
+    The `memref.alloca_scope` the conversion wraps around each body is
+    removed again where the body allocates nothing on the stack (it must
+    stay one block, which would keep the loops inside from becoming
+    branches).
+
+    ```mlir
+    // scf.parallel (%i, %j) = (0, 0) to (256, 1024) step (1, 1) { body }
+    // becomes
+    // scf.parallel (%i) = (0) to (256) step (1) {
+    //   scf.for %j = 0 to 1024 step 1 { body }
+    // }
+    ```
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"32768",
+           "Fewest elements of work that run in parallel">,
+    Option<"minChunks", "min-chunks", "int64_t", /*default=*/"16",
+           "Fewest parallel iterations the kept dimensions give">,
+    Option<"openmp", "openmp", "bool", /*default=*/"true",
+           "Convert the loops kept parallel to OpenMP (false: stop at scf)">,
+  ];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::omp::OpenMPDialect",
+                           "mlir::memref::MemRefDialect", "mlir::LLVM::LLVMDialect"];
+}
+
 #endif // COTANGENT_PASSES_LOWERING_LOWERINGPASSES_TD

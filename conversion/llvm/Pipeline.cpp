@@ -15,6 +15,10 @@
 //   buffer-deallocation-pipeline, jx-alias-argument-results, jx-hoist-deallocations
 //                                frees every intermediate right after its last use;
 //                                an argument returned as a result is not copied
+//   convert-linalg-to-parallel-loops, jx-parallel-loops
+//                                loops with enough work run on the OpenMP
+//                                threads (libomp; runtime/cpu/Threads.h sets
+//                                how many), the rest stay plain loops
 //   convert-bufferization-to-memref, convert-linalg-to-loops, ... to LLVM,
 //   with finalize-memref-to-llvm{use-generic-functions=true} so that every
 //   allocation goes through _mlir_memref_to_llvm_alloc / _free (the runtime
@@ -76,11 +80,14 @@ void cotangent::buildHostToLLVMPasses(OpPassManager &pm) {
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
 }
 
 void cotangent::buildLowerToLLVMPipeline(OpPassManager &pm) {
   buildJxToBuffersPipeline(pm, BufferizationOptions{});
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createJxParallelLoopsPass());
   buildHostToLLVMPasses(pm);
   pm.addPass(createReconcileUnrealizedCastsPass());
 }

@@ -8,16 +8,26 @@
 
 #include "runtime/cpu/CpuRuntime.h"
 #include "runtime/cpu/MemoryHooks.h"
+#include "runtime/cpu/Threads.h"
 
 #include "conversion/llvm/LoweringPasses.h"
 
 #include "mlir/Pass/PassManager.h"
 
+#include <string>
+#include <utility>
+
 using namespace mlir;
 
 namespace cotangent::cpu {
 
-CpuModule::CpuModule() : CompiledModule(allocationCounter()) {}
+CpuModule::CpuModule() : CompiledModule(allocationCounter()) {
+  std::string error;
+  configureThreads(&error);
+  static bool reported = false;
+  if (!error.empty() && !std::exchange(reported, true))
+    llvm::errs() << "cotangent: " << error << "\n";
+}
 
 host::JitTarget cpuTarget(const CompileOptions &options) {
   host::JitTarget target;

@@ -2,7 +2,7 @@
 //
 // The functions compiled code calls into: the allocation hooks of
 // finalize-memref-to-llvm{use-generic-functions=true}, which count live and
-// peak bytes, and the batched matmul that jx-matmul-to-blas emits, which
+// peak bytes and reuse freed blocks (BlockCache.h), and the batched matmul that jx-matmul-to-blas emits, which
 // calls OpenBLAS's cblas_sgemm / cblas_dgemm once per batch where the
 // operands have a BLAS layout (runtime/host/StridedMatrix.h), and plain
 // loops where they do not.
@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/MemoryHooks.h"
+#include "runtime/cpu/BlockCache.h"
 #include "runtime/host/AllocationFailure.h"
 
 #include <cblas.h>
@@ -23,9 +24,7 @@ cotangent::host::ByteCounter &cotangent::cpu::allocationCounter() {
 }
 
 extern "C" void *_mlir_memref_to_llvm_alloc(uint64_t bytes) {
-  // 64-byte blocks for vector loads; aligned_alloc wants a multiple of 64.
-  size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
-  void *ptr = std::aligned_alloc(64, rounded);
+  void *ptr = cotangent::cpu::blockCache().allocate(bytes);
   if (!ptr)
     cotangent::host::allocationFailed(bytes); // compiled code would write through null
   cotangent::cpu::allocationCounter().allocated(ptr, static_cast<int64_t>(bytes));
@@ -35,8 +34,13 @@ extern "C" void *_mlir_memref_to_llvm_alloc(uint64_t bytes) {
 extern "C" void _mlir_memref_to_llvm_free(void *ptr) {
   if (!ptr)
     return;
+  int64_t bytes = cotangent::cpu::allocationCounter().sizeOf(ptr);
+  if (bytes < 0) {
+    std::free(ptr); // not one of ours: a block the caller handed in
+    return;
+  }
   cotangent::cpu::allocationCounter().freed(ptr);
-  std::free(ptr);
+  cotangent::cpu::blockCache().deallocate(ptr, static_cast<size_t>(bytes));
 }
 
 namespace {

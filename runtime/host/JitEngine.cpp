@@ -18,6 +18,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
 
 using namespace mlir;
@@ -47,11 +48,29 @@ llvm::FailureOr<OwningOpRef<ModuleOp>> lowerClone(ModuleOp module, const JitTarg
   return lowered;
 }
 
+/// A compiled step's functions take hundreds of memref arguments and return
+/// as many: their entry and exit blocks are thousands of loads and stores in
+/// a row, where two code generator steps take time quadratic in the block's
+/// length (post-RA list scheduling; the DAG combiner's merging of
+/// consecutive stores), most of a 64-layer MLP's compile time. Neither pays
+/// for itself here: the hot loops are vectorized in the IR, and the cores
+/// that run them schedule out of order. A user's own setting of either flag
+/// on the command line wins.
+static void tuneCodeGeneratorForLongBlocks() {
+  auto options = llvm::cl::getRegisteredOptions();
+  for (llvm::StringRef name : {"post-RA-scheduler", "combiner-store-merging"}) {
+    llvm::cl::Option *option = options.lookup(name);
+    if (option && option->getNumOccurrences() == 0)
+      option->addOccurrence(1, name, "false"); // position > 0: "given"
+  }
+}
+
 llvm::FailureOr<std::unique_ptr<ExecutionEngine>>
 createEngine(ModuleOp lowered, const JitTarget &target, Location loc) {
   static bool initialized = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    tuneCodeGeneratorForLongBlocks();
     return true;
   }();
   (void)initialized;

@@ -20,6 +20,7 @@
 #include "dialects/jx/JxSplit.h"
 #include "passes/Passes.h"
 #include "runtime/cpu/CpuRuntime.h"
+#include "runtime/cpu/Threads.h"
 #include "runtime/host/JitEngine.h"
 #include "runtime/host/SplitContract.h"
 #ifdef COTANGENT_HAVE_CUDA
@@ -85,6 +86,9 @@ static ::cotangent::tools::UnsignedOpt<1, 100000> repeat(
     cl::init(1));
 static ::cotangent::tools::UnsignedOpt<0, 100000> warmup(
     cl::cat(toolOptions), "warmup", cl::desc("Untimed runs before the timed ones"), cl::init(0));
+/// --threads: libLLVM already registers a hidden, undocumented option of that
+/// name, which this one replaces (see main).
+static ::cotangent::tools::UnsignedOpt<1, 4096> *threads = nullptr;
 enum class Target { Cpu, Cuda };
 static cl::opt<Target, false, ::cotangent::tools::ChoiceParser<Target>>
     target(cl::cat(toolOptions), "target", cl::desc("Where to run (default cpu)"),
@@ -250,6 +254,8 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   auto compiled = ::cotangent::cpu::CpuModule::compile(*module);
   if (failed(compiled))
     return failure();
+  if (threads->getNumOccurrences())
+    ::cotangent::cpu::setThreads(*threads);
   if (!emitObject.empty() && failed((*compiled)->emitObject(emitObject)))
     return failure();
   if (!emitHeader.empty() && failed((*compiled)->emitHeader(emitHeader)))
@@ -314,6 +320,14 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  if (cl::Option *taken = cl::getRegisteredOptions().lookup("threads"))
+    taken->removeArgument();
+  static ::cotangent::tools::UnsignedOpt<1, 4096> threadsOpt(
+      cl::cat(toolOptions), "threads",
+      cl::desc("CPU threads for parallel loops and BLAS, 1 to 4096 (default: "
+               "COTANGENT_NUM_THREADS, else the cores this process may use)"),
+      cl::init(1));
+  threads = &threadsOpt;
   ::cotangent::tools::setUpCommandLine(toolOptions);
   cl::ParseCommandLineOptions(argc, argv, "Cotangent: run jx functions compiled for the CPU\n");
 

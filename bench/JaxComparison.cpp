@@ -1,0 +1,320 @@
+//===- JaxComparison.cpp - the same training steps in Cotangent and JAX ---===//
+
+#include "bench/JaxComparison.h"
+#include "bench/MlpModel.h"
+#include "bench/PolicyFigures.h"
+#include "bench/RandomArguments.h"
+#include "bench/TransformerModel.h"
+#include "runtime/cpu/CpuRuntime.h"
+#include "tracer/Autodiff.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstdio>
+#include <sys/resource.h>
+
+using namespace cotangent;
+using bench::ComparisonOptions;
+
+namespace {
+
+/// One program under one policy: the rows JAX and Cotangent both run.
+struct Row {
+  std::string id, model, policy;
+  int64_t layers = 0, width = 0, batch = 0, blocks = 0, seq = 0, heads = 0;
+  bool compileOnly = false;
+
+  std::string label() const {
+    if (model == "mlp")
+      return llvm::formatv("mlp {0}x{1} batch {2}", layers, width, batch).str();
+    return llvm::formatv("transformer {0}x{1} batch {2}", blocks, width, batch).str();
+  }
+};
+
+/// "none", "checkpoint" (jax.checkpoint per layer: nothing_saveable), "dots_saveable".
+std::optional<Policy> policyOf(const std::string &name) {
+  if (name == "nothing_saveable")
+    return policies::nothing_saveable();
+  if (name == "dots_saveable")
+    return policies::dots_saveable();
+  return std::nullopt;
+}
+
+std::vector<Row> comparisonRows(bool small) {
+  std::vector<Row> rows;
+  const std::vector<std::string> policyNames = {"none", "nothing_saveable", "dots_saveable"};
+  auto mlp = [&](int64_t layers, int64_t width, int64_t batch) {
+    for (const std::string &p : policyNames)
+      rows.push_back({.id = llvm::formatv("mlp-{0}x{1}-b{2}-{3}", layers, width, batch, p).str(),
+                      .model = "mlp", .policy = p, .layers = layers, .width = width,
+                      .batch = batch});
+  };
+  auto transformer = [&](int64_t blocks, int64_t width, int64_t heads, int64_t seq,
+                         int64_t batch) {
+    for (const std::string &p : policyNames)
+      rows.push_back(
+          {.id = llvm::formatv("transformer-{0}x{1}-b{2}-{3}", blocks, width, batch, p).str(),
+           .model = "transformer", .policy = p, .width = width, .batch = batch,
+           .blocks = blocks, .seq = seq, .heads = heads});
+  };
+  auto compileOnly = [&](int64_t layers) {
+    rows.push_back({.id = llvm::formatv("compile-mlp-{0}x256", layers).str(), .model = "mlp",
+                    .policy = "none", .layers = layers, .width = 256, .batch = 64,
+                    .compileOnly = true});
+  };
+  if (small) {
+    mlp(2, 32, 8);
+    transformer(1, 16, 2, 8, 2);
+    compileOnly(2);
+    compileOnly(4);
+    return rows;
+  }
+  mlp(8, 1024, 256);
+  mlp(8, 1024, 2048);
+  mlp(64, 256, 64);
+  transformer(4, 512, 8, 256, 8);
+  for (int64_t layers : {16, 32, 64, 128})
+    compileOnly(layers);
+  return rows;
+}
+
+struct Figures {
+  double compileSeconds = 0;
+  std::vector<double> seconds;
+  int64_t peakBytes = 0;
+  std::string error;
+};
+
+/// Cotangent's side: trace, split and compile the value-and-grad step alone
+/// (the other functions of the split are made private, so the pipeline drops
+/// them), then time it.
+Figures runOurs(mlir::MLIRContext &ctx, const Row &row, const ComparisonOptions &options) {
+  Figures f;
+  auto start = std::chrono::steady_clock::now();
+  try {
+    std::optional<Policy> policy = policyOf(row.policy);
+    Traced traced =
+        row.model == "mlp"
+            ? bench::traceMlp(ctx, {.layers = row.layers, .width = row.width, .batch = row.batch},
+                              policy)
+            : bench::traceTransformer(ctx,
+                                      {.blocks = row.blocks, .seq = row.seq, .width = row.width,
+                                       .heads = row.heads, .batch = row.batch},
+                                      policy);
+    Split split(std::move(traced));
+    mlir::func::FuncOp step = split.value_and_grad();
+    for (auto fn : split.module().getOps<mlir::func::FuncOp>())
+      if (fn != step)
+        fn.setPrivate();
+    auto compiled = cpu::CpuModule::compile(split.module());
+    if (mlir::failed(compiled)) {
+      f.error = "compile failed";
+      return f;
+    }
+    f.compileSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (row.compileOnly)
+      return f;
+    std::vector<cpu::Tensor> args = bench::randomArguments(step, 2);
+    for (unsigned r = 0; r < options.warmup + options.repeats; ++r) {
+      auto result = (*compiled)->call(step.getSymName(), args);
+      if (mlir::failed(result)) {
+        f.error = "run failed";
+        return f;
+      }
+      if (r >= options.warmup)
+        f.seconds.push_back(result->seconds);
+      f.peakBytes = result->stats.peakBytes;
+    }
+  } catch (const std::exception &e) {
+    f.error = e.what();
+  }
+  return f;
+}
+
+/// The venv's python: options.python, else the last line scripts/jax-venv.sh prints.
+std::optional<std::string> findJaxPython(const ComparisonOptions &options) {
+  if (!options.python.empty())
+    return options.python;
+  llvm::SmallString<128> out;
+  if (llvm::sys::fs::createTemporaryFile("cotangent-jax-venv", "txt", out))
+    return std::nullopt;
+  std::string script = COTANGENT_SOURCE_DIR "/scripts/jax-venv.sh";
+  std::string venv = COTANGENT_BUILD_DIR "/jax-venv";
+  llvm::SmallVector<llvm::StringRef> argv{script, venv};
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(out), std::nullopt};
+  int code = llvm::sys::ExecuteAndWait(script, argv, std::nullopt, redirects);
+  auto text = llvm::MemoryBuffer::getFile(out);
+  llvm::sys::fs::remove(out);
+  if (code != 0 || !text)
+    return std::nullopt;
+  llvm::StringRef lines = (*text)->getBuffer().rtrim();
+  return lines.rsplit('\n').second.empty() ? lines.str() : lines.rsplit('\n').second.str();
+}
+
+/// JAX's side (bench/jax_cpu.py), run before ours so that neither process
+/// competes with the other for the cores; null when JAX is unavailable.
+std::optional<llvm::json::Object> runJax(const std::vector<Row> &rows,
+                                         const ComparisonOptions &options, std::string &why) {
+  std::optional<std::string> python = findJaxPython(options);
+  if (!python) {
+    why = "scripts/jax-venv.sh could not make the venv";
+    return std::nullopt;
+  }
+  llvm::json::Array spec;
+  for (const Row &row : rows)
+    spec.push_back(llvm::json::Object{
+        {"id", row.id}, {"model", row.model}, {"policy", row.policy}, {"layers", row.layers},
+        {"width", row.width}, {"batch", row.batch}, {"blocks", row.blocks}, {"seq", row.seq},
+        {"heads", row.heads}, {"repeats", options.repeats}, {"warmup", options.warmup},
+        {"compile_only", row.compileOnly}});
+  llvm::SmallString<128> rowsPath, outPath;
+  if (llvm::sys::fs::createTemporaryFile("cotangent-compare-rows", "json", rowsPath) ||
+      llvm::sys::fs::createTemporaryFile("cotangent-compare-jax", "json", outPath)) {
+    why = "cannot create temporary files";
+    return std::nullopt;
+  }
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(rowsPath, ec);
+    os << llvm::json::Value(std::move(spec));
+  }
+  std::string script = COTANGENT_SOURCE_DIR "/bench/jax_cpu.py";
+  llvm::SmallVector<llvm::StringRef> argv{*python, script, rowsPath, outPath};
+  std::string message;
+  int code = llvm::sys::ExecuteAndWait(*python, argv, std::nullopt, {}, 0, 0, &message);
+  auto text = llvm::MemoryBuffer::getFile(outPath);
+  llvm::sys::fs::remove(rowsPath);
+  llvm::sys::fs::remove(outPath);
+  if (code != 0 || !text) {
+    why = "bench/jax_cpu.py failed" + (message.empty() ? "" : ": " + message);
+    return std::nullopt;
+  }
+  auto parsed = llvm::json::parse((*text)->getBuffer());
+  if (!parsed || !parsed->getAsObject()) {
+    why = "bench/jax_cpu.py wrote no JSON object";
+    if (!parsed)
+      llvm::consumeError(parsed.takeError());
+    return std::nullopt;
+  }
+  return std::move(*parsed->getAsObject());
+}
+
+double mib(int64_t bytes) { return bytes / 1048576.0; }
+
+} // namespace
+
+int bench::compareWithJax(mlir::MLIRContext &ctx, const ComparisonOptions &options) {
+  const std::vector<Row> rows = comparisonRows(options.small);
+  std::string why;
+  std::optional<llvm::json::Object> jax = runJax(rows, options, why);
+  const llvm::json::Object *jaxRows = jax ? jax->getObject("rows") : nullptr;
+  auto jaxRow = [&](const Row &row) -> const llvm::json::Object * {
+    return jaxRows ? jaxRows->getObject(row.id) : nullptr;
+  };
+
+  std::printf("Cotangent against JAX/XLA on this CPU: value-and-grad step, median of %u "
+              "after %u warm-up\n",
+              options.repeats, options.warmup);
+  if (jax)
+    std::printf("  JAX %s, %lld threads; Cotangent: OpenBLAS threads, one thread elsewhere\n",
+                jax->getString("jax").value_or("?").str().c_str(),
+                static_cast<long long>(jax->getInteger("threads").value_or(0)));
+  else
+    std::printf("  JAX unavailable (%s): Cotangent's figures alone\n", why.c_str());
+  std::printf("  %-30s %-17s %10s %10s %7s %10s %10s %7s\n", "program", "policy", "ours ms",
+              "JAX ms", "time x", "ours MiB", "XLA MiB", "peak x");
+
+  llvm::json::Array out;
+  bool failed = false;
+  for (const Row &row : rows) {
+    Figures ours = runOurs(ctx, row, options);
+    const llvm::json::Object *theirs = jaxRow(row);
+    llvm::json::Object record{{"id", row.id},           {"program", row.label()},
+                              {"policy", row.policy},   {"compile_only", row.compileOnly},
+                              {"compile_s", ours.compileSeconds}};
+    if (!ours.error.empty()) {
+      failed = true;
+      record["error"] = ours.error;
+      std::printf("  %-30s %-17s error: %s\n", row.label().c_str(), row.policy.c_str(),
+                  ours.error.c_str());
+    }
+    if (theirs)
+      record["jax"] = llvm::json::Object(*theirs);
+    if (!row.compileOnly && ours.error.empty()) {
+      double ms = bench::median(ours.seconds) * 1e3;
+      record["median_ms"] = ms;
+      record["min_ms"] = *std::min_element(ours.seconds.begin(), ours.seconds.end()) * 1e3;
+      record["peak_bytes"] = ours.peakBytes;
+      std::optional<double> jaxMs = theirs ? theirs->getNumber("median_ms") : std::nullopt;
+      std::optional<int64_t> jaxPeak = theirs ? theirs->getInteger("peak_bytes") : std::nullopt;
+      std::printf("  %-30s %-17s %10.4g %10s %7s %10.3f %10s %7s\n", row.label().c_str(),
+                  row.policy.c_str(), ms,
+                  jaxMs ? llvm::formatv("{0:g4}", *jaxMs).str().c_str() : "-",
+                  jaxMs ? llvm::formatv("{0:f2}", ms / *jaxMs).str().c_str() : "-",
+                  mib(ours.peakBytes),
+                  jaxPeak ? llvm::formatv("{0:f3}", mib(*jaxPeak)).str().c_str() : "-",
+                  jaxPeak ? llvm::formatv("{0:f2}", double(ours.peakBytes) / *jaxPeak).str().c_str()
+                          : "-");
+      if (jaxMs)
+        record["time_ratio"] = ms / *jaxMs;
+      if (jaxPeak)
+        record["peak_ratio"] = double(ours.peakBytes) / *jaxPeak;
+    }
+    out.push_back(std::move(record));
+    std::fflush(stdout); // a row at a time when the output is a file
+  }
+
+  std::printf("  compile: trace + vjp + remat + lower + LLVM, against jax.jit's lower + compile\n");
+  std::printf("  %-30s %10s %10s %7s\n", "program", "ours s", "JAX s", "x");
+  for (const llvm::json::Value &v : out) {
+    const llvm::json::Object &record = *v.getAsObject();
+    if (!record.getBoolean("compile_only").value_or(false) || record.get("error"))
+      continue;
+    double s = record.getNumber("compile_s").value_or(0);
+    const llvm::json::Object *theirs = record.getObject("jax");
+    std::optional<double> jaxS = theirs ? theirs->getNumber("compile_s") : std::nullopt;
+    std::printf("  %-30s %10.3f %10s %7s\n", record.getString("program")->str().c_str(), s,
+                jaxS ? llvm::formatv("{0:f3}", *jaxS).str().c_str() : "-",
+                jaxS ? llvm::formatv("{0:f2}", s / *jaxS).str().c_str() : "-");
+  }
+
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const int64_t ourRss = static_cast<int64_t>(usage.ru_maxrss) * 1024;
+  const int64_t jaxRss = jax ? jax->getInteger("max_rss_bytes").value_or(0) : 0;
+  std::printf("  max RSS: cotangent-bench %.0f MiB", mib(ourRss));
+  if (jaxRss > 0)
+    std::printf(", JAX's process %.0f MiB", mib(jaxRss));
+  std::printf("\n");
+
+  llvm::json::Object document{{"rows", std::move(out)}, {"max_rss_bytes", ourRss},
+                              {"repeats", options.repeats}, {"warmup", options.warmup}};
+  if (jax) {
+    document["jax"] = jax->getString("jax").value_or("").str();
+    document["jax_threads"] = jax->getInteger("threads").value_or(0);
+    if (jaxRss > 0)
+      document["jax_max_rss_bytes"] = jaxRss;
+  } else {
+    document["jax_unavailable"] = why;
+  }
+  if (options.dot)
+    document["dot"] = llvm::json::Object{{"n", options.dot->n},
+                                         {"compiled_s", options.dot->compiledSeconds},
+                                         {"openblas_s", options.dot->blasSeconds}};
+  std::error_code ec;
+  llvm::raw_fd_ostream file(options.dataPath, ec);
+  if (ec) {
+    std::fprintf(stderr, "cotangent-bench: cannot write %s: %s\n", options.dataPath.c_str(),
+                 ec.message().c_str());
+    return 1;
+  }
+  file << llvm::formatv("{0:2}", llvm::json::Value(std::move(document))) << "\n";
+  std::printf("  data: %s\n", options.dataPath.c_str());
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,48 @@
+//===- JaxComparison.h - the same training steps in Cotangent and JAX -*- C++ -*-===//
+//
+// cotangent-bench --run compare: the programs (the MLP at batch 256
+// and 2048, 64 layers x 256 at batch 64, the pre-LN transformer), each under
+// no checkpoint, a checkpoint per layer and dots_saveable, compiled as one
+// value-and-grad step (what jax.jit(jax.value_and_grad(loss)) compiles), and
+// the compile time of deeper and deeper MLPs. JAX runs the same rows first,
+// in its own process (bench/jax_cpu.py in the venv scripts/jax-venv.sh
+// makes); without JAX the table has Cotangent's figures alone. Peaks compare
+// what each allocates beyond its arguments: the bytes Cotangent's runtime
+// counted against XLA's memory_analysis() output + temp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COTANGENT_BENCH_JAXCOMPARISON_H
+#define COTANGENT_BENCH_JAXCOMPARISON_H
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <optional>
+#include <string>
+
+namespace cotangent::bench {
+
+/// The bench's own dot_general figure, carried into the comparison's JSON.
+struct DotFigures {
+  int64_t n = 0;
+  double compiledSeconds = 0, blasSeconds = 0;
+};
+
+struct ComparisonOptions {
+  unsigned repeats = 5;
+  unsigned warmup = 1;
+  /// The venv's python; empty: ask scripts/jax-venv.sh for it.
+  std::string python;
+  /// Where the rows go as JSON.
+  std::string dataPath;
+  /// A smaller set of rows (the ctest smoke run).
+  bool small = false;
+  std::optional<DotFigures> dot;
+};
+
+/// Runs the comparison and prints its table; 0 on success.
+int compareWithJax(mlir::MLIRContext &ctx, const ComparisonOptions &options);
+
+} // namespace cotangent::bench
+
+#endif // COTANGENT_BENCH_JAXCOMPARISON_H

@@ -1,0 +1,93 @@
+"""The benchmark models in JAX, term for term as Cotangent traces them.
+
+The MLP of bench/MlpModel.cpp (and bench/gpu/gen-mlp.py): layers
+h = tanh(h @ W) with each dot named "dot", loss = sum(h). The pre-LN
+transformer of bench/TransformerModel.cpp: x is f32[seq, width] or
+f32[batch, seq, width], ten parameters per block. Policies by Cotangent's
+bench names: "none" (no checkpoint), "nothing_saveable" and "dots_saveable"
+(a jax.checkpoint per layer or block under that policy), "offload" (the
+whole MLP under save_and_offload_only_these_names([], ["dot"], device ->
+pinned_host)). Shared by bench/jax_cpu.py and the GPU check's jax_step.py.
+"""
+import math
+
+import jax
+import jax.ad_checkpoint
+import jax.numpy as jnp
+
+cp = jax.checkpoint_policies
+
+
+def offload_policy():
+    return cp.save_and_offload_only_these_names(
+        names_which_can_be_saved=[], names_which_can_be_offloaded=["dot"],
+        offload_src="device", offload_dst="pinned_host")
+
+
+def policy_of(name):
+    return {"none": None, "nothing_saveable": cp.nothing_saveable,
+            "dots_saveable": cp.dots_saveable}[name]
+
+
+def mlp_loss(policy):
+    def layer(h, w):
+        return jnp.tanh(jax.ad_checkpoint.checkpoint_name(h @ w, "dot"))
+
+    def loss(x, *ws):
+        if policy == "offload":
+            def body(x, *ws):
+                for w in ws:
+                    x = layer(x, w)
+                return x
+            return jnp.sum(jax.checkpoint(body, policy=offload_policy())(x, *ws))
+        step = layer if policy_of(policy) is None else jax.checkpoint(layer, policy=policy_of(policy))
+        h = x
+        for w in ws:
+            h = step(h, w)
+        return jnp.sum(h)
+    return loss
+
+
+def transformer_loss(policy, heads):
+    def layer_norm(x, scale, shift):
+        centred = x - jnp.mean(x, axis=-1, keepdims=True)
+        variance = jnp.mean(centred * centred, axis=-1, keepdims=True)
+        return centred * jax.lax.rsqrt(variance + 1e-6) * scale + shift
+
+    def gelu(x):
+        c = math.sqrt(2.0 / math.pi)
+        return 0.5 * x * (1.0 + jnp.tanh(c * (x + 0.044715 * x * x * x)))
+
+    def attention(x, wq, wk, wv, wo):
+        lead, (seq, width) = x.shape[:-2], x.shape[-2:]
+        n = len(lead)
+        dh = width // heads
+        tail = lambda a, b, c: tuple(range(n)) + (n + a, n + b, n + c)
+        split = lambda t: jnp.transpose(jnp.reshape(t, lead + (seq, heads, dh)), tail(1, 0, 2))
+        q, k, v = split(x @ wq), split(x @ wk), split(x @ wv)
+        scores = jnp.matmul(q, jnp.transpose(k, tail(0, 2, 1))) / math.sqrt(dh)
+        positions = jnp.arange(seq)
+        causal = positions[:, None] >= positions[None, :]
+        scores = jnp.where(causal, scores, -1e9)
+        e = jnp.exp(scores - jnp.max(scores, axis=-1, keepdims=True))
+        probs = e / jnp.sum(e, axis=-1, keepdims=True)
+        out = jnp.transpose(jnp.matmul(probs, v), tail(1, 0, 2))
+        return jnp.reshape(out, lead + (seq, width)) @ wo
+
+    def block(h, *p):
+        h = h + attention(layer_norm(h, p[0], p[1]), p[2], p[3], p[4], p[5])
+        return h + gelu(layer_norm(h, p[6], p[7]) @ p[8]) @ p[9]
+
+    def loss(x, *params):
+        step = block if policy_of(policy) is None else jax.checkpoint(block, policy=policy_of(policy))
+        h = x
+        for b in range(len(params) // 10):
+            h = step(h, *params[10 * b:10 * b + 10])
+        return jnp.sum(h)
+    return loss
+
+
+def transformer_shapes(blocks, width):
+    w = width
+    per_block = [(w,), (w,), (w, w), (w, w), (w, w), (w, w), (w,), (w,), (w, 4 * w), (4 * w, w)]
+    return per_block * blocks
