@@ -6,6 +6,7 @@
 #include "bench/RandomArguments.h"
 #include "bench/TransformerModel.h"
 #include "runtime/cpu/CpuRuntime.h"
+#include "runtime/cpu/Threads.h"
 #include "tracer/Autodiff.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -222,9 +223,9 @@ int bench::compareWithJax(mlir::MLIRContext &ctx, const ComparisonOptions &optio
               "after %u warm-up\n",
               options.repeats, options.warmup);
   if (jax)
-    std::printf("  JAX %s, %lld threads; Cotangent: OpenBLAS threads, one thread elsewhere\n",
+    std::printf("  JAX %s on %lld cores; Cotangent on %u threads (loops and OpenBLAS)\n",
                 jax->getString("jax").value_or("?").str().c_str(),
-                static_cast<long long>(jax->getInteger("threads").value_or(0)));
+                static_cast<long long>(jax->getInteger("threads").value_or(0)), cpu::threads());
   else
     std::printf("  JAX unavailable (%s): Cotangent's figures alone\n", why.c_str());
   std::printf("  %-30s %-17s %10s %10s %7s %10s %10s %7s\n", "program", "policy", "ours ms",
@@ -293,8 +294,11 @@ int bench::compareWithJax(mlir::MLIRContext &ctx, const ComparisonOptions &optio
     std::printf(", JAX's process %.0f MiB", mib(jaxRss));
   std::printf("\n");
 
-  llvm::json::Object document{{"rows", std::move(out)}, {"max_rss_bytes", ourRss},
-                              {"repeats", options.repeats}, {"warmup", options.warmup}};
+  llvm::json::Object document{{"rows", std::move(out)},
+                              {"max_rss_bytes", ourRss},
+                              {"threads", static_cast<int64_t>(cpu::threads())},
+                              {"repeats", options.repeats},
+                              {"warmup", options.warmup}};
   if (jax) {
     document["jax"] = jax->getString("jax").value_or("").str();
     document["jax_threads"] = jax->getInteger("threads").value_or(0);

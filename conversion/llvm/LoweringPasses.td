@@ -216,4 +216,23 @@ def JxParallelLoopsPass : Pass<"jx-parallel-loops", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect", "mlir::LLVM::LLVMDialect"];
 }
 
+def JxInlineIntoCInterfacePass
+    : Pass<"jx-inline-into-c-interface", "mlir::ModuleOp"> {
+  let summary = "Compile each public function once, inside its C interface";
+  let description = [{
+    Runs after `convert-func-to-llvm`. A public function `@f` is called
+    through its `@_mlir_ciface_f` wrapper, which reads every memref from a
+    pointer to its descriptor and passes it to `@f` as five or more scalar
+    arguments. A training step takes and returns hundreds of memrefs, so
+    `@f`'s entry block would unpack thousands of arguments (most of them on
+    the stack) and its exit block pack as many results, blocks on which the
+    code generator spends time quadratic in their length; and `@f` would be
+    compiled twice over (once on its own, once for the JIT's packed entry).
+    This pass gives `@f` internal linkage and `always_inline`: LLVM inlines it
+    into the wrapper, where a descriptor's fields are loaded only if they are
+    used (a static shape's sizes and strides are constants), and no packed
+    entry is made for it.
+  }];
+}
+
 #endif // COTANGENT_PASSES_LOWERING_LOWERINGPASSES_TD

@@ -89,6 +89,7 @@ void cotangent::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createJxParallelLoopsPass());
   buildHostToLLVMPasses(pm);
+  pm.addPass(createJxInlineIntoCInterfacePass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 

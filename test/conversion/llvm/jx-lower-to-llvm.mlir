@@ -25,8 +25,10 @@ func.func @layer(%x: tensor<4x8xf32>, %w: tensor<8x3xf32>) -> tensor<4x3xf32> {
 // CHECK-DAG: llvm.func @sinf(f32) -> f32
 // CHECK-DAG: llvm.func @_mlir_ciface_cotangent_batch_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr)
 
-// CHECK-LABEL: llvm.func @layer(
-// CHECK-SAME:    attributes {llvm.emit_c_interface}
+// The function is compiled inside its C interface wrapper
+// (jx-inline-into-c-interface).
+// CHECK-LABEL: llvm.func internal @layer(
+// CHECK-SAME:    attributes {always_inline, llvm.emit_c_interface}
 // CHECK:         llvm.call @_mlir_memref_to_llvm_alloc
 // CHECK:         llvm.call @cotangent_batch_matmul_f32(
 // CHECK:         llvm.call @_mlir_memref_to_llvm_alloc
