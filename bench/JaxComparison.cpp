@@ -158,22 +158,38 @@ std::optional<std::string> findJaxPython(const ComparisonOptions &options) {
   return lines.rsplit('\n').second.empty() ? lines.str() : lines.rsplit('\n').second.str();
 }
 
-/// JAX's side (bench/jax_cpu.py), run before ours so that neither process
-/// competes with the other for the cores; null when JAX is unavailable.
-std::optional<llvm::json::Object> runJax(const std::vector<Row> &rows,
-                                         const ComparisonOptions &options, std::string &why) {
-  std::optional<std::string> python = findJaxPython(options);
-  if (!python) {
-    why = "scripts/jax-venv.sh could not make the venv";
+/// "0.10.2 2": JAX's version and the cores it sees, or nullopt when `python`
+/// cannot import JAX.
+std::optional<std::pair<std::string, int64_t>> probeJax(const std::string &python) {
+  llvm::SmallString<128> out;
+  if (llvm::sys::fs::createTemporaryFile("cotangent-jax-probe", "txt", out))
     return std::nullopt;
-  }
+  llvm::SmallVector<llvm::StringRef> argv{
+      python, "-c", "import os, jax; print(jax.__version__, os.cpu_count())"};
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(out), std::nullopt};
+  int code = llvm::sys::ExecuteAndWait(python, argv, std::nullopt, redirects);
+  auto text = llvm::MemoryBuffer::getFile(out);
+  llvm::sys::fs::remove(out);
+  if (code != 0 || !text)
+    return std::nullopt;
+  auto [version, cores] = (*text)->getBuffer().trim().split(' ');
+  int64_t n = 0;
+  if (version.empty() || cores.getAsInteger(10, n))
+    return std::nullopt;
+  return std::make_pair(version.str(), n);
+}
+
+/// JAX's side of one row (bench/jax_cpu.py in its own process), run right
+/// before ours, so that both see the machine in the same state and neither
+/// competes with the other for the cores. Null, with `why`, on failure.
+std::optional<llvm::json::Object> runJax(const Row &row, const std::string &python,
+                                         const ComparisonOptions &options, std::string &why) {
   llvm::json::Array spec;
-  for (const Row &row : rows)
-    spec.push_back(llvm::json::Object{
-        {"id", row.id}, {"model", row.model}, {"policy", row.policy}, {"layers", row.layers},
-        {"width", row.width}, {"batch", row.batch}, {"blocks", row.blocks}, {"seq", row.seq},
-        {"heads", row.heads}, {"repeats", options.repeats}, {"warmup", options.warmup},
-        {"compile_only", row.compileOnly}});
+  spec.push_back(llvm::json::Object{
+      {"id", row.id}, {"model", row.model}, {"policy", row.policy}, {"layers", row.layers},
+      {"width", row.width}, {"batch", row.batch}, {"blocks", row.blocks}, {"seq", row.seq},
+      {"heads", row.heads}, {"repeats", options.repeats}, {"warmup", options.warmup},
+      {"compile_only", row.compileOnly}});
   llvm::SmallString<128> rowsPath, outPath;
   if (llvm::sys::fs::createTemporaryFile("cotangent-compare-rows", "json", rowsPath) ||
       llvm::sys::fs::createTemporaryFile("cotangent-compare-jax", "json", outPath)) {
@@ -186,9 +202,9 @@ std::optional<llvm::json::Object> runJax(const std::vector<Row> &rows,
     os << llvm::json::Value(std::move(spec));
   }
   std::string script = COTANGENT_SOURCE_DIR "/bench/jax_cpu.py";
-  llvm::SmallVector<llvm::StringRef> argv{*python, script, rowsPath, outPath};
+  llvm::SmallVector<llvm::StringRef> argv{python, script, rowsPath, outPath};
   std::string message;
-  int code = llvm::sys::ExecuteAndWait(*python, argv, std::nullopt, {}, 0, 0, &message);
+  int code = llvm::sys::ExecuteAndWait(python, argv, std::nullopt, {}, 0, 0, &message);
   auto text = llvm::MemoryBuffer::getFile(outPath);
   llvm::sys::fs::remove(rowsPath);
   llvm::sys::fs::remove(outPath);
@@ -213,19 +229,20 @@ double mib(int64_t bytes) { return bytes / 1048576.0; }
 int bench::compareWithJax(mlir::MLIRContext &ctx, const ComparisonOptions &options) {
   const std::vector<Row> rows = comparisonRows(options.small);
   std::string why;
-  std::optional<llvm::json::Object> jax = runJax(rows, options, why);
-  const llvm::json::Object *jaxRows = jax ? jax->getObject("rows") : nullptr;
-  auto jaxRow = [&](const Row &row) -> const llvm::json::Object * {
-    return jaxRows ? jaxRows->getObject(row.id) : nullptr;
-  };
+  std::optional<std::string> python = findJaxPython(options);
+  std::optional<std::pair<std::string, int64_t>> jax;
+  if (!python)
+    why = "scripts/jax-venv.sh could not make the venv";
+  else if (!(jax = probeJax(*python)))
+    why = *python + " cannot import jax";
 
   std::printf("Cotangent against JAX/XLA on this CPU: value-and-grad step, median of %u "
               "after %u warm-up\n",
               options.repeats, options.warmup);
   if (jax)
-    std::printf("  JAX %s on %lld cores; Cotangent on %u threads (loops and OpenBLAS)\n",
-                jax->getString("jax").value_or("?").str().c_str(),
-                static_cast<long long>(jax->getInteger("threads").value_or(0)), cpu::threads());
+    std::printf("  JAX %s on %lld cores; Cotangent on %u threads (loops and OpenBLAS); each "
+                "row runs in JAX, then in Cotangent\n",
+                jax->first.c_str(), static_cast<long long>(jax->second), cpu::threads());
   else
     std::printf("  JAX unavailable (%s): Cotangent's figures alone\n", why.c_str());
   std::printf("  %-30s %-17s %10s %10s %7s %10s %10s %7s\n", "program", "policy", "ours ms",
@@ -233,9 +250,21 @@ int bench::compareWithJax(mlir::MLIRContext &ctx, const ComparisonOptions &optio
 
   llvm::json::Array out;
   bool failed = false;
+  int64_t jaxRss = 0;
   for (const Row &row : rows) {
+    std::optional<llvm::json::Object> jaxRun;
+    if (jax) {
+      std::string rowWhy;
+      jaxRun = runJax(row, *python, options, rowWhy);
+      if (!jaxRun)
+        std::printf("  %-30s %-17s JAX: %s\n", row.label().c_str(), row.policy.c_str(),
+                    rowWhy.c_str());
+      else
+        jaxRss = std::max(jaxRss, jaxRun->getInteger("max_rss_bytes").value_or(0));
+    }
+    const llvm::json::Object *jaxRows = jaxRun ? jaxRun->getObject("rows") : nullptr;
+    const llvm::json::Object *theirs = jaxRows ? jaxRows->getObject(row.id) : nullptr;
     Figures ours = runOurs(ctx, row, options);
-    const llvm::json::Object *theirs = jaxRow(row);
     llvm::json::Object record{{"id", row.id},           {"program", row.label()},
                               {"policy", row.policy},   {"compile_only", row.compileOnly},
                               {"compile_s", ours.compileSeconds}};
@@ -288,10 +317,9 @@ int bench::compareWithJax(mlir::MLIRContext &ctx, const ComparisonOptions &optio
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   const int64_t ourRss = static_cast<int64_t>(usage.ru_maxrss) * 1024;
-  const int64_t jaxRss = jax ? jax->getInteger("max_rss_bytes").value_or(0) : 0;
   std::printf("  max RSS: cotangent-bench %.0f MiB", mib(ourRss));
   if (jaxRss > 0)
-    std::printf(", JAX's process %.0f MiB", mib(jaxRss));
+    std::printf(", JAX's processes at most %.0f MiB", mib(jaxRss));
   std::printf("\n");
 
   llvm::json::Object document{{"rows", std::move(out)},
@@ -300,8 +328,8 @@ int bench::compareWithJax(mlir::MLIRContext &ctx, const ComparisonOptions &optio
                               {"repeats", options.repeats},
                               {"warmup", options.warmup}};
   if (jax) {
-    document["jax"] = jax->getString("jax").value_or("").str();
-    document["jax_threads"] = jax->getInteger("threads").value_or(0);
+    document["jax"] = jax->first;
+    document["jax_threads"] = jax->second;
     if (jaxRss > 0)
       document["jax_max_rss_bytes"] = jaxRss;
   } else {

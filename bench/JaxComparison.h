@@ -4,9 +4,10 @@
 // and 2048, 64 layers x 256 at batch 64, the pre-LN transformer), each under
 // no checkpoint, a checkpoint per layer and dots_saveable, compiled as one
 // value-and-grad step (what jax.jit(jax.value_and_grad(loss)) compiles), and
-// the compile time of deeper and deeper MLPs. JAX runs the same rows first,
-// in its own process (bench/jax_cpu.py in the venv scripts/jax-venv.sh
-// makes); without JAX the table has Cotangent's figures alone. Peaks compare
+// the compile time of deeper and deeper MLPs. Each row runs in JAX first, in
+// its own process (bench/jax_cpu.py in the venv scripts/jax-venv.sh makes),
+// then in Cotangent, so that the two see the machine in the same state;
+// without JAX the table has Cotangent's figures alone. Peaks compare
 // what each allocates beyond its arguments: the bytes Cotangent's runtime
 // counted against XLA's memory_analysis() output + temp.
 //

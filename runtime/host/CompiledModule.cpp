@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/host/CompiledModule.h"
+#include "dialects/jx/CallCycles.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/Diagnostics.h"
@@ -53,6 +54,8 @@ CompiledModule::readSignatures(ModuleOp module, llvm::StringRef deviceName) {
 
 LogicalResult CompiledModule::load(ModuleOp module, const JitTarget &target) {
   deviceName = target.deviceName;
+  if (failed(jx::verifyNoCallCycles(module)))
+    return failure();
   auto read = readSignatures(module, deviceName);
   if (failed(read))
     return failure();

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/interpreter/Interpreter.h"
+#include "dialects/jx/CallCycles.h"
 #include "runtime/interpreter/Evaluator.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -63,6 +64,10 @@ Results Evaluator::evalRegion(Region &region, std::vector<Tensor> args) {
     if (op.hasTrait<OpTrait::IsTerminator>())
       return operands;
 
+    for (Type type : op.getResultTypes())
+      if (auto tensor = dyn_cast<RankedTensorType>(type);
+          tensor && tensor.hasStaticShape() && failed(checkFitsInMemory(tensor, op.getLoc())))
+        return failure();
     Results results = evalOp(*this, op, operands);
     if (failed(results))
       return failure();
@@ -108,6 +113,9 @@ Results Evaluator::callFunction(func::FuncOp fn, std::vector<Tensor> args) {
 llvm::FailureOr<std::vector<Tensor>> cotangent::interp::run(func::FuncOp fn,
                                                             llvm::ArrayRef<Tensor> args,
                                                             MemoryStats *stats) {
+  if (auto module = fn->getParentOfType<ModuleOp>();
+      module && failed(mlir::jx::verifyNoCallCycles(module)))
+    return failure();
   auto counter = stats ? std::make_shared<MemoryCounter>() : nullptr;
   std::optional<MemoryScope> scope;
   std::vector<Tensor> owned;

@@ -22,6 +22,8 @@
 
 using namespace cotangent::interp;
 using llvm::APFloat;
+#include <unistd.h>
+
 using llvm::APInt;
 
 //===----------------------------------------------------------------------===//
@@ -136,6 +138,27 @@ static int64_t saturate(double v, int64_t lo, int64_t hi) {
   if (v >= static_cast<double>(hi))
     return hi;
   return static_cast<int64_t>(v);
+}
+
+mlir::LogicalResult cotangent::interp::checkFitsInMemory(mlir::RankedTensorType type,
+                                                        mlir::Location loc) {
+  static const uint64_t memory = [] {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? uint64_t(pages) * uint64_t(size) : ~uint64_t(0);
+  }();
+  auto kind = getElementKind(type.getElementType());
+  uint64_t bytes = succeeded(kind) ? static_cast<uint64_t>(getElementByteWidth(*kind)) : 1;
+  bool overflow = false;
+  for (int64_t dim : type.getShape())
+    overflow |= dim < 0 || __builtin_mul_overflow(bytes, static_cast<uint64_t>(dim), &bytes);
+  if (!overflow && bytes <= memory)
+    return mlir::success();
+  auto diag = mlir::emitError(loc) << "the interpreter cannot hold a " << type << ": it needs ";
+  if (overflow)
+    diag << "more bytes than a 64-bit count holds";
+  else
+    diag << bytes << " bytes";
+  return diag << ", and this machine has " << memory << " bytes of memory";
 }
 
 //===----------------------------------------------------------------------===//

@@ -60,6 +60,12 @@ bool isSupportedType(mlir::Type type);
 /// Bytes one element of `kind` occupies in a buffer (i1: one byte).
 int64_t getElementByteWidth(ElementKind kind);
 
+/// Success when a tensor of `type` (a supported type) fits in this
+/// machine's memory; else an error at `loc` saying how many bytes it needs.
+/// The interpreter holds every tensor in host memory: a shape too large is
+/// an error where it appears, not an abort inside the allocator.
+mlir::LogicalResult checkFitsInMemory(mlir::RankedTensorType type, mlir::Location loc);
+
 class Tensor {
 public:
   /// A zero-filled tensor of `type` (a static shape of a jx element type).

@@ -14,8 +14,10 @@
 #include "runtime/interpreter/Interpreter.h"
 
 #include "dialects/jx/JxOps.h"
+#include "tools/common/CheckFinite.h"
 #include "tools/common/CommandLine.h"
 #include "tools/common/FunctionNames.h"
+#include "tools/common/NestingDepth.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -55,6 +57,10 @@ llvm::cl::opt<uint64_t, false,
          llvm::cl::desc("Seed of the arguments not given"), llvm::cl::init(0));
 llvm::cl::opt<bool> printMemory(llvm::cl::cat(toolOptions), "memory",
                                 llvm::cl::desc("Print the live and peak bytes"));
+llvm::cl::opt<bool> checkFiniteValues(
+    llvm::cl::cat(toolOptions), "check-finite",
+    llvm::cl::desc("Report the NaN and Inf in the arguments (warnings) and results (errors); "
+                   "exit 1 when a result holds any"));
 
 /// A deterministic random tensor of `type` (same values on every platform:
 /// mt19937_64's output is fixed by the standard, the mapping is ours).
@@ -95,6 +101,9 @@ FailureOr<std::vector<Tensor>> makeArguments(func::FuncOp fn) {
     if (!isSupportedType(type.getInput(i)))
       return emitError(fn.getArgument(i).getLoc())
              << "cannot make a random argument of type " << type.getInput(i);
+    if (failed(checkFitsInMemory(cast<RankedTensorType>(type.getInput(i)),
+                                 fn.getArgument(i).getLoc())))
+      return failure();
     args.push_back(randomTensor(cast<RankedTensorType>(type.getInput(i)), rng));
   }
   return args;
@@ -119,6 +128,8 @@ int main(int argc, char **argv) {
     llvm::errs() << error << "\n";
     return 1;
   }
+  if (!::cotangent::tools::checkNestingDepth(*file, llvm::errs()))
+    return 1;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
@@ -147,5 +158,9 @@ int main(int argc, char **argv) {
   if (printMemory)
     llvm::outs() << "memory: live " << stats.liveBytes << " bytes, peak " << stats.peakBytes
                  << " bytes\n";
+  llvm::outs().flush();
+  if (checkFiniteValues &&
+      failed(::cotangent::tools::checkFinite(fn.getLoc(), *args, "result", *results)))
+    return 1;
   return 0;
 }

@@ -27,6 +27,7 @@
 #include "conversion/llvm/LoweringPasses.h"
 #include "tools/common/CommandLine.h"
 #include "tools/common/FunctionNames.h"
+#include "tools/common/NestingDepth.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -242,6 +243,8 @@ int main(int argc, char **argv) {
     llvm::errs() << errorMessage << "\n";
     return 1;
   }
+  if (!::cotangent::tools::checkNestingDepth(*file, llvm::errs()))
+    return 1;
   std::unique_ptr<llvm::ToolOutputFile> output = openOutputFile(outputFilename, &errorMessage);
   if (!output) {
     llvm::errs() << errorMessage << "\n";

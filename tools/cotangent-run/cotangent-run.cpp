@@ -26,8 +26,10 @@
 #ifdef COTANGENT_HAVE_CUDA
 #include "runtime/cuda/CudaModule.h"
 #endif
+#include "tools/common/CheckFinite.h"
 #include "tools/common/CommandLine.h"
 #include "tools/common/FunctionNames.h"
+#include "tools/common/NestingDepth.h"
 #include "tools/cotangent-run/Npy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -89,6 +91,10 @@ static ::cotangent::tools::UnsignedOpt<0, 100000> warmup(
 /// --threads: libLLVM already registers a hidden, undocumented option of that
 /// name, which this one replaces (see main).
 static ::cotangent::tools::UnsignedOpt<1, 4096> *threads = nullptr;
+static cl::opt<bool> checkFiniteValues(
+    cl::cat(toolOptions), "check-finite",
+    cl::desc("Report the NaN and Inf in the arguments (warnings) and results (errors); "
+             "exit 1 when a result holds any"));
 enum class Target { Cpu, Cuda };
 static cl::opt<Target, false, ::cotangent::tools::ChoiceParser<Target>>
     target(cl::cat(toolOptions), "target", cl::desc("Where to run (default cpu)"),
@@ -276,7 +282,11 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     ::cotangent::host::printTiming(os, repeated->second, warmup);
     os << "live bytes at return: " << result->stats.liveBytes << "\n";
     os << "peak bytes: " << result->stats.peakBytes << "\n";
-    return writeOutputs("result", result->results, loc);
+    if (failed(writeOutputs("result", result->results, loc)))
+      return failure();
+    return success(!checkFiniteValues ||
+                   succeeded(::cotangent::tools::checkFinite(loc, args, "result",
+                                                             result->results)));
   }
 
   // Cotangents of ones for every primal output.
@@ -313,9 +323,14 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
          << "the smallest " << plan->minPeakBytes << ")";
     os << "\n";
   }
-  if (failed(writeOutputs("output", result->outputs, loc)))
+  if (failed(writeOutputs("output", result->outputs, loc)) ||
+      failed(writeOutputs("gradient", result->gradients, loc)))
     return failure();
-  return writeOutputs("gradient", result->gradients, loc);
+  if (!checkFiniteValues)
+    return success();
+  bool outputs = succeeded(::cotangent::tools::checkFinite(loc, args, "output", result->outputs));
+  bool gradients = succeeded(::cotangent::tools::checkFinite(loc, {}, "gradient", result->gradients));
+  return success(outputs && gradients);
 }
 
 int main(int argc, char **argv) {
@@ -344,6 +359,8 @@ int main(int argc, char **argv) {
     llvm::errs() << "cotangent-run: " << error << "\n";
     return 1;
   }
+  if (!::cotangent::tools::checkNestingDepth(*file, llvm::errs()))
+    return 1;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &ctx);
   return failed(run(ctx, sourceMgr)) ? 1 : 0;

@@ -1,0 +1,8 @@
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @g(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func @g(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = func.call @f(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
