@@ -138,41 +138,40 @@ Figures runOurs(mlir::MLIRContext &ctx, const Row &row, const ComparisonOptions 
   return f;
 }
 
+/// What `argv` prints on stdout, or nullopt when it cannot run or fails.
+std::optional<std::string> standardOutputOf(llvm::ArrayRef<llvm::StringRef> argv) {
+  llvm::SmallString<128> out;
+  if (llvm::sys::fs::createTemporaryFile("cotangent-bench", "txt", out))
+    return std::nullopt;
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(out), std::nullopt};
+  int code = llvm::sys::ExecuteAndWait(argv.front(), argv, std::nullopt, redirects);
+  auto text = llvm::MemoryBuffer::getFile(out);
+  llvm::sys::fs::remove(out);
+  if (code != 0 || !text)
+    return std::nullopt;
+  return (*text)->getBuffer().str();
+}
+
 /// The venv's python: options.python, else the last line scripts/jax-venv.sh prints.
 std::optional<std::string> findJaxPython(const ComparisonOptions &options) {
   if (!options.python.empty())
     return options.python;
-  llvm::SmallString<128> out;
-  if (llvm::sys::fs::createTemporaryFile("cotangent-jax-venv", "txt", out))
+  std::optional<std::string> out = standardOutputOf(
+      {COTANGENT_SOURCE_DIR "/scripts/jax-venv.sh", COTANGENT_BUILD_DIR "/jax-venv"});
+  if (!out)
     return std::nullopt;
-  std::string script = COTANGENT_SOURCE_DIR "/scripts/jax-venv.sh";
-  std::string venv = COTANGENT_BUILD_DIR "/jax-venv";
-  llvm::SmallVector<llvm::StringRef> argv{script, venv};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(out), std::nullopt};
-  int code = llvm::sys::ExecuteAndWait(script, argv, std::nullopt, redirects);
-  auto text = llvm::MemoryBuffer::getFile(out);
-  llvm::sys::fs::remove(out);
-  if (code != 0 || !text)
-    return std::nullopt;
-  llvm::StringRef lines = (*text)->getBuffer().rtrim();
+  llvm::StringRef lines = llvm::StringRef(*out).rtrim();
   return lines.rsplit('\n').second.empty() ? lines.str() : lines.rsplit('\n').second.str();
 }
 
-/// "0.10.2 2": JAX's version and the cores it sees, or nullopt when `python`
-/// cannot import JAX.
+/// JAX's version and the cores it sees, or nullopt when `python` cannot
+/// import JAX.
 std::optional<std::pair<std::string, int64_t>> probeJax(const std::string &python) {
-  llvm::SmallString<128> out;
-  if (llvm::sys::fs::createTemporaryFile("cotangent-jax-probe", "txt", out))
+  std::optional<std::string> out = standardOutputOf(
+      {python, "-c", "import os, jax; print(jax.__version__, os.cpu_count())"});
+  if (!out)
     return std::nullopt;
-  llvm::SmallVector<llvm::StringRef> argv{
-      python, "-c", "import os, jax; print(jax.__version__, os.cpu_count())"};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(out), std::nullopt};
-  int code = llvm::sys::ExecuteAndWait(python, argv, std::nullopt, redirects);
-  auto text = llvm::MemoryBuffer::getFile(out);
-  llvm::sys::fs::remove(out);
-  if (code != 0 || !text)
-    return std::nullopt;
-  auto [version, cores] = (*text)->getBuffer().trim().split(' ');
+  auto [version, cores] = llvm::StringRef(*out).trim().split(' ');
   int64_t n = 0;
   if (version.empty() || cores.getAsInteger(10, n))
     return std::nullopt;
