@@ -226,7 +226,10 @@ double mib(int64_t bytes) { return bytes / 1048576.0; }
 } // namespace
 
 int bench::compareWithJax(mlir::MLIRContext &ctx, const ComparisonOptions &options) {
-  const std::vector<Row> rows = comparisonRows(options.small);
+  std::vector<Row> rows = comparisonRows(options.small);
+  llvm::erase_if(rows, [&](const Row &row) {
+    return !llvm::StringRef(row.id).contains(options.filter);
+  });
   std::string why;
   std::optional<std::string> python = findJaxPython(options);
   std::optional<std::pair<std::string, int64_t>> jax;

@@ -38,6 +38,8 @@ struct ComparisonOptions {
   std::string dataPath;
   /// A smaller set of rows (the ctest smoke run).
   bool small = false;
+  /// Only the rows whose id contains this (e.g. "transformer"); empty: all.
+  std::string filter;
   std::optional<DotFigures> dot;
 };
 

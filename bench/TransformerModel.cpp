@@ -1,25 +1,13 @@
 //===- TransformerModel.cpp - a pre-LN transformer, traced under a policy -===//
 
 #include "bench/TransformerModel.h"
+#include "tracer/Nn.h"
 
 #include <cmath>
 
 using namespace cotangent;
 
 namespace {
-
-/// Layer norm over the last axis, with a learned scale and shift.
-Tensor layerNorm(const Tensor &x, const Tensor &scale, const Tensor &shift) {
-  Tensor centred = x - np::mean(x, {-1}, /*keepdims=*/true);
-  Tensor variance = np::mean(centred * centred, {-1}, /*keepdims=*/true);
-  return centred * np::rsqrt(variance + 1e-6) * scale + shift;
-}
-
-/// GELU, tanh approximation (jax.nn.gelu's default).
-Tensor gelu(const Tensor &x) {
-  const double c = std::sqrt(2.0 / M_PI);
-  return 0.5 * x * (1.0 + np::tanh(c * (x + 0.044715 * x * x * x)));
-}
 
 /// Causal multi-head self-attention of x [..., seq, width] (at most one
 /// leading batch axis).
@@ -50,9 +38,7 @@ Tensor attention(const Tensor &x, const Tensor &wq, const Tensor &wk, const Tens
   Tensor scores = np::matmul(q, np::transpose(k, swapped(0, 2, 1))) / std::sqrt(double(dh));
   Tensor positions = np::arange(seq);
   Tensor causal = np::expand_dims(positions, {1}) >= np::expand_dims(positions, {0});
-  scores = np::where(causal, scores, -1e9);
-  Tensor e = np::exp(scores - np::max(scores, {-1}, /*keepdims=*/true));
-  Tensor probs = e / np::sum(e, {-1}, /*keepdims=*/true);
+  Tensor probs = nn::softmax(np::where(causal, scores, -1e9));
   Tensor out = np::transpose(np::matmul(probs, v), swapped(1, 0, 2)); // [..., seq, heads, dh]
   return np::dot(np::reshape(out, with({seq, width})), wo);
 }
@@ -65,8 +51,8 @@ Traced bench::traceTransformer(mlir::MLIRContext &ctx, const TransformerConfig &
                                const std::optional<Policy> &policy) {
   const int64_t heads = config.heads;
   auto block = [heads](Tensor h, std::vector<Tensor> p) {
-    h = h + attention(layerNorm(h, p[0], p[1]), p[2], p[3], p[4], p[5], heads);
-    return h + np::dot(gelu(np::dot(layerNorm(h, p[6], p[7]), p[8])), p[9]);
+    h = h + attention(nn::layer_norm(h, p[0], p[1]), p[2], p[3], p[4], p[5], heads);
+    return h + np::dot(nn::gelu(np::dot(nn::layer_norm(h, p[6], p[7]), p[8])), p[9]);
   };
   auto model = [&](Tensor h, std::vector<Tensor> params) {
     for (int64_t b = 0; b < config.blocks; ++b) {

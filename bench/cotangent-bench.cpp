@@ -128,6 +128,11 @@ cl::opt<std::string> comparePath(
     cl::desc("write the --run compare rows here as JSON "
              "(default: build/cotangent-bench-compare.json)"),
     cl::value_desc("file"));
+cl::opt<std::string> compareFilter(
+    cl::cat(benchOptions), "compare-filter",
+    cl::desc("--run compare: only the rows whose id contains this, e.g. transformer, "
+             "mlp-8x1024, compile (default: all)"),
+    cl::value_desc("text"));
 cl::opt<std::string> jaxPython(
     cl::cat(benchOptions), "jax-python",
     cl::desc("the python of a venv with JAX for --run compare (default: the one "
@@ -472,6 +477,7 @@ int main(int argc, char **argv) {
   auto compare = [&](mlir::MLIRContext &ctx, bool small) {
     return bench::compareWithJax(ctx, {.repeats = repeats, .python = jaxPython,
                                        .dataPath = comparePath, .small = small,
+                                       .filter = compareFilter,
                                        .dot = dotFigures});
   };
   mlir::MLIRContext ctx;

@@ -1,5 +1,7 @@
 """The benchmark models in JAX, term for term as Cotangent traces them.
 
+Both sides use their library's functions (jax.nn.softmax and jax.nn.gelu,
+cotangent::nn::softmax and nn::gelu; layer norm as Flax computes it).
 The MLP of bench/MlpModel.cpp (and bench/gpu/gen-mlp.py): layers
 h = tanh(h @ W) with each dot named "dot", loss = sum(h). The pre-LN
 transformer of bench/TransformerModel.cpp: x is f32[seq, width] or
@@ -49,14 +51,10 @@ def mlp_loss(policy):
 
 
 def transformer_loss(policy, heads):
-    def layer_norm(x, scale, shift):
+    def layer_norm(x, scale, shift):  # cotangent::nn::layer_norm
         centred = x - jnp.mean(x, axis=-1, keepdims=True)
         variance = jnp.mean(centred * centred, axis=-1, keepdims=True)
         return centred * jax.lax.rsqrt(variance + 1e-6) * scale + shift
-
-    def gelu(x):
-        c = math.sqrt(2.0 / math.pi)
-        return 0.5 * x * (1.0 + jnp.tanh(c * (x + 0.044715 * x * x * x)))
 
     def attention(x, wq, wk, wv, wo):
         lead, (seq, width) = x.shape[:-2], x.shape[-2:]
@@ -68,15 +66,13 @@ def transformer_loss(policy, heads):
         scores = jnp.matmul(q, jnp.transpose(k, tail(0, 2, 1))) / math.sqrt(dh)
         positions = jnp.arange(seq)
         causal = positions[:, None] >= positions[None, :]
-        scores = jnp.where(causal, scores, -1e9)
-        e = jnp.exp(scores - jnp.max(scores, axis=-1, keepdims=True))
-        probs = e / jnp.sum(e, axis=-1, keepdims=True)
+        probs = jax.nn.softmax(jnp.where(causal, scores, -1e9))
         out = jnp.transpose(jnp.matmul(probs, v), tail(1, 0, 2))
         return jnp.reshape(out, lead + (seq, width)) @ wo
 
     def block(h, *p):
         h = h + attention(layer_norm(h, p[0], p[1]), p[2], p[3], p[4], p[5])
-        return h + gelu(layer_norm(h, p[6], p[7]) @ p[8]) @ p[9]
+        return h + jax.nn.gelu(layer_norm(h, p[6], p[7]) @ p[8], approximate=True) @ p[9]
 
     def loss(x, *params):
         step = block if policy_of(policy) is None else jax.checkpoint(block, policy=policy_of(policy))

@@ -1,0 +1,233 @@
+// tracer/Nn.h: jax.nn's functions. For each: its values against a direct
+// evaluation in double, its gradient against central differences (f64), and
+// the compiled gradient against the interpreter's (f32, relative 1e-5).
+#include "tracer/Jit.h"
+#include "tracer/Nn.h"
+
+#include "RandomTensor.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <functional>
+#include <numeric>
+
+using namespace cotangent;
+
+namespace {
+
+using Fn = std::function<Tensor(Tensor)>;
+/// The reference: row-major values of the input (rows x cols) to outputs.
+using Reference = std::function<std::vector<double>(const std::vector<double> &, int64_t, int64_t)>;
+
+std::vector<double> values(const interp::Tensor &t) {
+  std::vector<double> out(t.getNumElements());
+  for (int64_t i = 0; i < t.getNumElements(); ++i)
+    out[i] = t.getDouble(i);
+  return out;
+}
+
+std::vector<double> elementwise(const std::vector<double> &x, double (*f)(double)) {
+  std::vector<double> out(x.size());
+  std::transform(x.begin(), x.end(), out.begin(), f);
+  return out;
+}
+
+/// Applies `row(values of one row)` to each row of a rows x cols matrix.
+std::vector<double> byRow(const std::vector<double> &x, int64_t rows, int64_t cols,
+                          const std::function<std::vector<double>(std::vector<double>)> &row) {
+  std::vector<double> out;
+  for (int64_t r = 0; r < rows; ++r) {
+    auto y = row(std::vector<double>(x.begin() + r * cols, x.begin() + (r + 1) * cols));
+    out.insert(out.end(), y.begin(), y.end());
+  }
+  return out;
+}
+
+double logSumExp(const std::vector<double> &v) {
+  double m = *std::max_element(v.begin(), v.end()), s = 0;
+  for (double e : v)
+    s += std::exp(e - m);
+  return m + std::log(s);
+}
+
+interp::Tensor withType(mlir::MLIRContext &ctx, const interp::Tensor &t, mlir::Type elem) {
+  auto type = mlir::RankedTensorType::get(t.getShape(), elem);
+  return interp::Tensor::fromDoubles(type, values(t));
+}
+
+/// The three checks on `f` at a 3 x 5 input drawn from [-bound, bound].
+void check(const Fn &f, const Reference &reference, double bound = 2.0) {
+  mlir::MLIRContext ctx;
+  const int64_t rows = 3, cols = 5;
+  interp::Tensor x = randomTensor(ctx, {rows, cols}, 11, bound);
+  // Values.
+  auto forward = jit([&](Tensor t) { return f(t); });
+  std::vector<interp::Tensor> out = forward(x);
+  REQUIRE(out.size() == 1);
+  std::vector<double> want = reference(values(x), rows, cols);
+  REQUIRE(static_cast<size_t>(out[0].getNumElements()) == want.size());
+  for (size_t i = 0; i < want.size(); ++i)
+    CHECK(out[0].getDouble(i) == Approx(want[i]).epsilon(1e-12).margin(1e-12));
+
+  // Gradient of <w, f(x)> against central differences, in f64.
+  interp::Tensor w = randomTensor(ctx, out[0].getShape().vec(), 12, 1.0);
+  auto loss = [&](Tensor t, Tensor weights) { return np::sum(f(t) * weights); };
+  std::vector<interp::Tensor> g = grad(loss)(x, w);
+  auto at = [&](const interp::Tensor &t) { return value_and_grad(loss)(t, w).first.getDouble(0); };
+  for (int64_t i = 0; i < x.getNumElements(); ++i) {
+    interp::Tensor plus = x.clone(), minus = x.clone();
+    plus.setDouble(i, x.getDouble(i) + 1e-6);
+    minus.setDouble(i, x.getDouble(i) - 1e-6);
+    CHECK(g[0].getDouble(i) == Approx((at(plus) - at(minus)) / 2e-6).epsilon(1e-6).margin(1e-8));
+  }
+
+  // f32: the compiled gradient equals the interpreter's.
+  interp::Tensor x32 = withType(ctx, x, mlir::Float32Type::get(&ctx));
+  interp::Tensor w32 = withType(ctx, w, mlir::Float32Type::get(&ctx));
+  std::vector<interp::Tensor> interpreted = grad(loss)(x32, w32);
+  std::vector<interp::Tensor> compiled = jit(grad(loss))(x32, w32);
+  REQUIRE(compiled.size() == interpreted.size());
+  for (size_t k = 0; k < compiled.size(); ++k)
+    for (int64_t i = 0; i < compiled[k].getNumElements(); ++i)
+      CHECK(compiled[k].getDouble(i) ==
+            Approx(interpreted[k].getDouble(i)).epsilon(1e-5).margin(1e-6));
+}
+
+} // namespace
+
+TEST_CASE("nn::sigmoid, softplus, silu, relu, gelu", "[api][nn]") {
+  SECTION("sigmoid") {
+    check([](Tensor x) { return nn::sigmoid(x); }, [](auto &x, int64_t, int64_t) {
+      return elementwise(x, [](double v) { return 1 / (1 + std::exp(-v)); });
+    });
+  }
+  SECTION("softplus, stable far from 0") {
+    check([](Tensor x) { return nn::softplus(x); },
+          [](auto &x, int64_t, int64_t) {
+            return elementwise(x, [](double v) { return std::log1p(std::exp(v)); });
+          },
+          20.0);
+  }
+  SECTION("silu") {
+    check([](Tensor x) { return nn::silu(x); }, [](auto &x, int64_t, int64_t) {
+      return elementwise(x, [](double v) { return v / (1 + std::exp(-v)); });
+    });
+  }
+  SECTION("relu (inputs away from its kink)") {
+    // randomTensor's draws from seed 11 stay more than 1e-3 away from 0.
+    check([](Tensor x) { return nn::relu(x); }, [](auto &x, int64_t, int64_t) {
+      return elementwise(x, [](double v) { return v > 0 ? v : 0.0; });
+    });
+  }
+  SECTION("gelu (tanh)") {
+    check([](Tensor x) { return nn::gelu(x); }, [](auto &x, int64_t, int64_t) {
+      return elementwise(x, [](double v) {
+        return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+      });
+    });
+  }
+}
+
+TEST_CASE("nn::softmax, log_softmax, logsumexp", "[api][nn]") {
+  auto softmaxRow = [](std::vector<double> v) {
+    double l = logSumExp(v);
+    for (double &e : v)
+      e = std::exp(e - l);
+    return v;
+  };
+  SECTION("softmax over the last axis") {
+    check([](Tensor x) { return nn::softmax(x); },
+          [&](auto &x, int64_t rows, int64_t cols) { return byRow(x, rows, cols, softmaxRow); },
+          30.0);
+  }
+  SECTION("softmax over axis 0 is softmax of the transpose") {
+    check([](Tensor x) { return np::transpose(nn::softmax(x, 0)); },
+          [&](auto &x, int64_t rows, int64_t cols) {
+            std::vector<double> t(x.size());
+            for (int64_t r = 0; r < rows; ++r)
+              for (int64_t c = 0; c < cols; ++c)
+                t[c * rows + r] = x[r * cols + c];
+            return byRow(t, cols, rows, softmaxRow);
+          });
+  }
+  SECTION("log_softmax") {
+    check([](Tensor x) { return nn::log_softmax(x); },
+          [](auto &x, int64_t rows, int64_t cols) {
+            return byRow(x, rows, cols, [](std::vector<double> v) {
+              double l = logSumExp(v);
+              for (double &e : v)
+                e -= l;
+              return v;
+            });
+          },
+          30.0);
+  }
+  SECTION("logsumexp over the rows, and over everything") {
+    check([](Tensor x) { return nn::logsumexp(x, 1); },
+          [](auto &x, int64_t rows, int64_t cols) {
+            return byRow(x, rows, cols, [](std::vector<double> v) {
+              return std::vector<double>{logSumExp(v)};
+            });
+          });
+    check([](Tensor x) { return nn::logsumexp(x, {}, /*keepdims=*/true); },
+          [](auto &x, int64_t, int64_t) { return std::vector<double>{logSumExp(x)}; });
+  }
+}
+
+TEST_CASE("nn::layer_norm, rms_norm, np::var, clip, exp2", "[api][nn]") {
+  auto mean = [](const std::vector<double> &v) {
+    return std::accumulate(v.begin(), v.end(), 0.0) / v.size();
+  };
+  SECTION("layer_norm with a scale and bias") {
+    check(
+        [](Tensor x) {
+          return nn::layer_norm(x, np::full({5}, 1.5, DType::F64) + np::arange(5),
+                                np::full({5}, -0.25, DType::F64));
+        },
+        [&](auto &x, int64_t rows, int64_t cols) {
+          return byRow(x, rows, cols, [&](std::vector<double> v) {
+            double m = mean(v), var = 0;
+            for (double e : v)
+              var += (e - m) * (e - m) / v.size();
+            for (size_t i = 0; i < v.size(); ++i)
+              v[i] = (v[i] - m) / std::sqrt(var + 1e-6) * (1.5 + i) - 0.25;
+            return v;
+          });
+        });
+  }
+  SECTION("rms_norm") {
+    check([](Tensor x) { return nn::rms_norm(x, np::full({5}, 2.0, DType::F64)); },
+          [&](auto &x, int64_t rows, int64_t cols) {
+            return byRow(x, rows, cols, [&](std::vector<double> v) {
+              double ms = 0;
+              for (double e : v)
+                ms += e * e / v.size();
+              for (double &e : v)
+                e = e / std::sqrt(ms + 1e-6) * 2.0;
+              return v;
+            });
+          });
+  }
+  SECTION("var over the rows") {
+    check([](Tensor x) { return np::var(x, 1); },
+          [&](auto &x, int64_t rows, int64_t cols) {
+            return byRow(x, rows, cols, [&](std::vector<double> v) {
+              double m = mean(v), s = 0;
+              for (double e : v)
+                s += (e - m) * (e - m);
+              return std::vector<double>{s / v.size()};
+            });
+          });
+  }
+  SECTION("clip (inputs away from the bounds)") {
+    check([](Tensor x) { return np::clip(x, -0.5, 0.75); }, [](auto &x, int64_t, int64_t) {
+      return elementwise(x, [](double v) { return std::min(std::max(v, -0.5), 0.75); });
+    });
+  }
+  SECTION("exp2") {
+    check([](Tensor x) { return np::exp2(x); }, [](auto &x, int64_t, int64_t) {
+      return elementwise(x, [](double v) { return std::exp2(v); });
+    });
+  }
+}

@@ -1,0 +1,59 @@
+//===- Nn.h - jax.nn's functions over traced tensors -------------*- C++ -*-===//
+//
+// `cotangent::nn` mirrors jax.nn (and the normalizations Flax's layers
+// compute): each function is written with the `np` ops, as JAX writes it,
+// so its VJP, interpreter support and CPU/GPU lowering are those of the ops
+// it emits, and its numerics follow JAX's (softmax and logsumexp subtract
+// the maximum behind stop_gradient, so no mask of the maximum is saved for
+// the backward). Locations are the caller's, as for `np`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COTANGENT_TRACER_NN_H
+#define COTANGENT_TRACER_NN_H
+
+#include "tracer/Numpy.h"
+
+namespace cotangent::nn {
+
+/// jax.nn.sigmoid: 1 / (1 + exp(-x)) (jx.logistic).
+Tensor sigmoid(const Tensor &x, SrcLoc loc = SrcLoc::current());
+/// jax.nn.softplus: log(1 + exp(x)), as log1p(exp(-|x|)) + max(x, 0).
+Tensor softplus(const Tensor &x, SrcLoc loc = SrcLoc::current());
+/// jax.nn.silu (swish): x * sigmoid(x).
+Tensor silu(const Tensor &x, SrcLoc loc = SrcLoc::current());
+/// jax.nn.relu: max(x, 0).
+Tensor relu(const Tensor &x, SrcLoc loc = SrcLoc::current());
+/// jax.nn.gelu with approximate=True: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+/// (The exact form needs erf, which jx does not have yet.)
+Tensor gelu(const Tensor &x, SrcLoc loc = SrcLoc::current());
+/// jax.nn.softmax along `axis`.
+Tensor softmax(const Tensor &x, int64_t axis = -1, SrcLoc loc = SrcLoc::current());
+/// jax.nn.log_softmax along `axis`.
+Tensor log_softmax(const Tensor &x, int64_t axis = -1, SrcLoc loc = SrcLoc::current());
+/// jax.nn.logsumexp over `axes` (all by default).
+Tensor logsumexp(const Tensor &x, np::Axes axes = {}, bool keepdims = false,
+                 SrcLoc loc = SrcLoc::current());
+/// Flax's LayerNorm over the last axis: (x - mean) / sqrt(var + eps) * scale + bias.
+Tensor layer_norm(const Tensor &x, const Tensor &scale, const Tensor &bias, double eps = 1e-6,
+                  SrcLoc loc = SrcLoc::current());
+/// Flax's RMSNorm over the last axis: x / sqrt(mean(x^2) + eps) * scale.
+Tensor rms_norm(const Tensor &x, const Tensor &scale, double eps = 1e-6,
+                SrcLoc loc = SrcLoc::current());
+
+} // namespace cotangent::nn
+
+namespace cotangent::np {
+
+/// jnp.var: the mean squared deviation from the mean over `axes` (ddof 0).
+Tensor var(const Tensor &x, Axes axes = {}, bool keepdims = false,
+           SrcLoc loc = SrcLoc::current());
+/// jnp.clip: min(max(x, lo), hi).
+Tensor clip(const Tensor &x, const Operand &lo, const Operand &hi,
+            SrcLoc loc = SrcLoc::current());
+/// jnp.exp2: 2 ** x, as exp(x * ln 2).
+Tensor exp2(const Tensor &x, SrcLoc loc = SrcLoc::current());
+
+} // namespace cotangent::np
+
+#endif // COTANGENT_TRACER_NN_H
