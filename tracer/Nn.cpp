@@ -1,8 +1,11 @@
 //===- Nn.cpp - jax.nn's functions over traced tensors --------------------===//
 
 #include "tracer/Nn.h"
+#include "tracer/Errors.h"
 
 #include <cmath>
+#include <limits>
+#include <string>
 #include <numbers>
 
 using namespace cotangent;
@@ -53,6 +56,14 @@ Tensor nn::logsumexp(const Tensor &x, np::Axes axes, bool keepdims, SrcLoc loc) 
   return keepdims ? out : np::squeeze(out, axes.axes ? np::Axes(*axes.axes) : np::Axes(), loc);
 }
 
+Tensor nn::one_hot(const Tensor &indices, int64_t num_classes, DType dtype, SrcLoc loc) {
+  if (num_classes < 1)
+    throwTraceError("one_hot", "needs num_classes >= 1, got " + std::to_string(num_classes),
+                    {indices.str()}, loc);
+  Tensor classes = np::astype(np::arange(num_classes, loc), indices.dtype(), loc);
+  return np::astype(np::equal(np::expand_dims(indices, -1, loc), classes, loc), dtype, loc);
+}
+
 Tensor nn::layer_norm(const Tensor &x, const Tensor &scale, const Tensor &bias, double eps,
                       SrcLoc loc) {
   Tensor centred = np::subtract(x, np::mean(x, -1, /*keepdims=*/true, loc), loc);
@@ -74,6 +85,12 @@ Tensor np::var(const Tensor &x, Axes axes, bool keepdims, SrcLoc loc) {
 
 Tensor np::clip(const Tensor &x, const Operand &lo, const Operand &hi, SrcLoc loc) {
   return minimum(maximum(x, lo, loc), hi, loc);
+}
+
+Tensor np::isfinite(const Tensor &x, SrcLoc loc) {
+  return np::logical_and(
+      np::equal(x, x, loc),
+      np::not_equal(np::abs(x, loc), std::numeric_limits<double>::infinity(), loc), loc);
 }
 
 Tensor np::exp2(const Tensor &x, SrcLoc loc) {

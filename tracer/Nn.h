@@ -34,6 +34,11 @@ Tensor log_softmax(const Tensor &x, int64_t axis = -1, SrcLoc loc = SrcLoc::curr
 /// jax.nn.logsumexp over `axes` (all by default).
 Tensor logsumexp(const Tensor &x, np::Axes axes = {}, bool keepdims = false,
                  SrcLoc loc = SrcLoc::current());
+/// jax.nn.one_hot: a new last axis of `num_classes` holding 1 where it
+/// equals the integer `indices`, 0 elsewhere (out-of-range indices give a row
+/// of zeros), as `dtype`.
+Tensor one_hot(const Tensor &indices, int64_t num_classes, DType dtype = DType::F32,
+               SrcLoc loc = SrcLoc::current());
 /// Flax's LayerNorm over the last axis: (x - mean) / sqrt(var + eps) * scale + bias.
 Tensor layer_norm(const Tensor &x, const Tensor &scale, const Tensor &bias, double eps = 1e-6,
                   SrcLoc loc = SrcLoc::current());
@@ -51,6 +56,8 @@ Tensor var(const Tensor &x, Axes axes = {}, bool keepdims = false,
 /// jnp.clip: min(max(x, lo), hi).
 Tensor clip(const Tensor &x, const Operand &lo, const Operand &hi,
             SrcLoc loc = SrcLoc::current());
+/// jnp.isfinite: true where x is neither NaN nor infinite (x == x and |x| != inf).
+Tensor isfinite(const Tensor &x, SrcLoc loc = SrcLoc::current());
 /// jnp.exp2: 2 ** x, as exp(x * ln 2).
 Tensor exp2(const Tensor &x, SrcLoc loc = SrcLoc::current());
 
