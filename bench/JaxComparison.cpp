@@ -37,7 +37,8 @@ struct Row {
   }
 };
 
-/// "none", "checkpoint" (jax.checkpoint per layer: nothing_saveable), "dots_saveable".
+/// The rows' policy names: "none" (no checkpoint), "nothing_saveable" and
+/// "dots_saveable" (a checkpoint per layer or block under that policy).
 std::optional<Policy> policyOf(const std::string &name) {
   if (name == "nothing_saveable")
     return policies::nothing_saveable();

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Pass/PassManager.h"
 
 #include <optional>
@@ -26,22 +27,17 @@ using namespace mlir;
 
 namespace {
 
-std::optional<int64_t> constantIndex(Value v) {
-  if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
-    return c.value();
-  return std::nullopt;
-}
-
-/// Static trip count of dimension `d` of `loop`, if its bounds are constants.
+/// The trip count of a loop dimension whose bounds and step are constants.
 std::optional<int64_t> tripCount(Value lb, Value ub, Value step) {
-  auto l = constantIndex(lb), u = constantIndex(ub), s = constantIndex(step);
+  auto l = getConstantIntValue(lb), u = getConstantIntValue(ub), s = getConstantIntValue(step);
   if (!l || !u || !s || *s <= 0)
     return std::nullopt;
   return *u > *l ? (*u - *l + *s - 1) / *s : 0;
 }
 
-/// Iterations of `op`'s region, counting the static loops nested in it (a
-/// dynamic loop counts once); nullopt when `op`'s own bounds are dynamic.
+/// Elements of work in `op`: its iterations times the trip count of the
+/// longest static loop nested in it (a lower bound: nested loops are not
+/// multiplied out); nullopt when `op`'s own bounds are dynamic.
 std::optional<int64_t> staticWork(scf::ParallelOp op) {
   int64_t work = 1;
   for (auto [lb, ub, step] : llvm::zip(op.getLowerBound(), op.getUpperBound(), op.getStep())) {

@@ -26,6 +26,8 @@
 //   atan2 become polynomial approximations that LLVM vectorizes
 //   (jx-approximate-math); the other math ops become libm calls, the same
 //   functions the reference interpreter calls.
+//   jx-inline-into-c-interface   each public function is compiled once,
+//                                inside its _mlir_ciface_ wrapper
 //
 //===----------------------------------------------------------------------===//
 

@@ -5,12 +5,13 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 LogicalResult jx::verifyNoCallCycles(ModuleOp module) {
   enum class State { Unvisited, OnPath, Done };
   llvm::DenseMap<Operation *, State> state;
-  SmallVector<std::pair<func::FuncOp, func::CallOp>> path; // function, the call leaving it
   // Depth-first over the call graph, iteratively (a long chain of calls must
   // not overflow the stack either).
   for (auto root : module.getOps<func::FuncOp>()) {

@@ -45,8 +45,8 @@ public:
   /// Frees every cached block.
   void release();
 
+  /// Bytes of the blocks kept now.
   size_t cachedBytes() const;
-  size_t capacity() const { return capacity_; }
 
 private:
   size_t capacity_;

@@ -2,8 +2,9 @@
 //
 // The functions compiled code calls into: the allocation hooks of
 // finalize-memref-to-llvm{use-generic-functions=true}, which count live and
-// peak bytes and reuse freed blocks (BlockCache.h), and the batched matmul that jx-matmul-to-blas emits, which
-// calls OpenBLAS's cblas_sgemm / cblas_dgemm once per batch where the
+// peak bytes and reuse freed blocks (BlockCache.h), and the batched matmul
+// that jx-matmul-to-blas emits, which calls OpenBLAS's cblas_sgemm /
+// cblas_dgemm once per batch where the
 // operands have a BLAS layout (runtime/host/StridedMatrix.h), and plain
 // loops where they do not.
 //

@@ -11,7 +11,6 @@
 #ifndef COTANGENT_RUNTIME_CPU_THREADS_H
 #define COTANGENT_RUNTIME_CPU_THREADS_H
 
-#include <optional>
 #include <string>
 
 namespace cotangent::cpu {

@@ -12,6 +12,7 @@
 #include "runtime/interpreter/Evaluator.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/SetVector.h"
 #include "mlir/IR/Verifier.h"
 
 #include <optional>
@@ -64,10 +65,6 @@ Results Evaluator::evalRegion(Region &region, std::vector<Tensor> args) {
     if (op.hasTrait<OpTrait::IsTerminator>())
       return operands;
 
-    for (Type type : op.getResultTypes())
-      if (auto tensor = dyn_cast<RankedTensorType>(type);
-          tensor && tensor.hasStaticShape() && failed(checkFitsInMemory(tensor, op.getLoc())))
-        return failure();
     Results results = evalOp(*this, op, operands);
     if (failed(results))
       return failure();
@@ -113,9 +110,30 @@ Results Evaluator::callFunction(func::FuncOp fn, std::vector<Tensor> args) {
 llvm::FailureOr<std::vector<Tensor>> cotangent::interp::run(func::FuncOp fn,
                                                             llvm::ArrayRef<Tensor> args,
                                                             MemoryStats *stats) {
-  if (auto module = fn->getParentOfType<ModuleOp>();
-      module && failed(mlir::jx::verifyNoCallCycles(module)))
+  // Checked once, before anything runs: no call cycles, and every result
+  // shape (static) of @fn and the functions it calls fits in memory,
+  // wherever it is evaluated (a scan body would otherwise be checked every
+  // iteration).
+  auto module = fn->getParentOfType<ModuleOp>();
+  if (module && failed(mlir::jx::verifyNoCallCycles(module)))
     return failure();
+  llvm::SetVector<func::FuncOp> reached;
+  reached.insert(fn);
+  for (size_t i = 0; i < reached.size(); ++i) {
+    func::FuncOp next = reached[i];
+    WalkResult fits = next.walk([&](Operation *op) {
+      if (auto call = dyn_cast<func::CallOp>(op); call && module)
+        if (auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee()))
+          reached.insert(callee);
+      for (Type type : op->getResultTypes())
+        if (auto tensor = dyn_cast<RankedTensorType>(type);
+            tensor && tensor.hasStaticShape() && failed(checkFitsInMemory(tensor, op->getLoc())))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (fits.wasInterrupted())
+      return failure();
+  }
   auto counter = stats ? std::make_shared<MemoryCounter>() : nullptr;
   std::optional<MemoryScope> scope;
   std::vector<Tensor> owned;

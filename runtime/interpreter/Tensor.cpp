@@ -18,12 +18,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <unistd.h>
 #include <vector>
 
 using namespace cotangent::interp;
 using llvm::APFloat;
-#include <unistd.h>
-
 using llvm::APInt;
 
 //===----------------------------------------------------------------------===//

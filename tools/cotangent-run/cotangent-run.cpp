@@ -285,7 +285,7 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     if (failed(writeOutputs("result", result->results, loc)))
       return failure();
     return success(!checkFiniteValues ||
-                   succeeded(::cotangent::tools::checkFinite(loc, args, "result",
+                   succeeded(::cotangent::tools::checkFinite(fn.getLoc(), args, "result",
                                                              result->results)));
   }
 
@@ -328,8 +328,8 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     return failure();
   if (!checkFiniteValues)
     return success();
-  bool outputs = succeeded(::cotangent::tools::checkFinite(loc, args, "output", result->outputs));
-  bool gradients = succeeded(::cotangent::tools::checkFinite(loc, {}, "gradient", result->gradients));
+  bool outputs = succeeded(::cotangent::tools::checkFinite(fn.getLoc(), args, "output", result->outputs));
+  bool gradients = succeeded(::cotangent::tools::checkFinite(fn.getLoc(), {}, "gradient", result->gradients));
   return success(outputs && gradients);
 }
 
