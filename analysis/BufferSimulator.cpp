@@ -405,7 +405,19 @@ LogicalResult BufferSimulator::stepMemRef(Operation *op, Env &env) {
     SmallVector<std::optional<int64_t>> indices;
     for (Value i : load.getIndices())
       indices.push_back(env.lookup(i).scalar);
-    env[load.getResult()].scalar = readElement(load.getMemref(), indices, env);
+    std::optional<int64_t> value = readElement(load.getMemref(), indices, env);
+    // A predicate computed from tensor data (a jx.cond's): decided here, where
+    // it is read, and written back, so every value derived from it and every
+    // later read of it (the backward's, from the residual) agree. Deciding at
+    // each branch instead followed paths no run takes, and freed blocks twice.
+    if (!value && load.getType().isInteger(1)) {
+      value = decide() ? 1 : 0;
+      int b = blockOf(load.getMemref());
+      std::optional<int64_t> at = elementIndex(load.getMemref(), indices, env);
+      if (b >= 0 && at && *at >= 0 && *at < static_cast<int64_t>(blocks[b].contents.size()))
+        blocks[b].contents[*at] = value;
+    }
+    env[load.getResult()].scalar = value;
     return success();
   }
   if (auto store = dyn_cast<memref::StoreOp>(op)) {

@@ -91,7 +91,7 @@ FailureOr<MemoryPlan> planSplit(ModuleOp lowered, func::FuncOp fwd, func::FuncOp
   std::vector<std::vector<bool>> work{{}};
   MemoryPlan best;
   int paths = 0;
-  int64_t minPeak = INT64_MAX;
+  int64_t minPeak = INT64_MAX, minResiduals = INT64_MAX, maxResiduals = 0;
   while (!work.empty() && paths < kMaxPaths) {
     std::vector<bool> prefix = std::move(work.back());
     work.pop_back();
@@ -107,6 +107,8 @@ FailureOr<MemoryPlan> planSplit(ModuleOp lowered, func::FuncOp fwd, func::FuncOp
       work.push_back(std::move(next));
     }
     minPeak = std::min(minPeak, sim.peak);
+    minResiduals = std::min(minResiduals, residualBytes);
+    maxResiduals = std::max(maxResiduals, residualBytes);
     if (paths == 1 || sim.peak > best.peakBytes) {
       best = planOf(sim);
       best.residualBytes = residualBytes;
@@ -117,6 +119,8 @@ FailureOr<MemoryPlan> planSplit(ModuleOp lowered, func::FuncOp fwd, func::FuncOp
   best.paths = paths;
   best.allPaths = work.empty();
   best.minPeakBytes = minPeak;
+  best.minResidualBytes = minResiduals;
+  best.maxResidualBytes = maxResiduals;
   return best;
 }
 

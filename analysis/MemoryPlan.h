@@ -56,6 +56,11 @@ struct MemoryPlan {
   /// blocks live then, plus residuals that are arguments, held by reference.
   int64_t residualBytes = 0;
   int64_t argumentResidualBytes = 0; ///< of residualBytes, the arguments
+  /// The residual bytes' range over all paths (a branch taken in the
+  /// forward decides what it saves; the buffer deallocation's ownership
+  /// tests are followed both ways too, so a range may hold paths no run
+  /// takes).
+  int64_t minResidualBytes = 0, maxResidualBytes = 0;
   /// The largest live bytes while the backward runs (residuals included).
   int64_t backwardPeakBytes = 0;
   int paths = 1;             ///< outcomes of data-dependent branches followed

@@ -2,11 +2,14 @@
 # Installs what Cotangent needs from Debian's archive, only what is missing
 # (idempotent: a second run takes a second). LLVM/MLIR 22 come from
 # bookworm-security; CUDA, when present, is the machine's /usr/local/cuda.
+# With --sanitize, also clang 22 and its sanitizer and libFuzzer runtimes
+# (the ASan + UBSan + libFuzzer build of scripts/build.sh --sanitize).
 set -euo pipefail
 
 packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libomp-22-dev libfmt-dev catch2
           ninja-build lld ccache cmake g++ libopenblas-dev libboost-graph-dev
           coinor-libcbc-dev pkg-config python3)
+[ "${1:-}" = "--sanitize" ] && packages+=(clang-22 libclang-rt-22-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -338,6 +338,13 @@ FailureOr<ForwardBackward> Differentiator::run() {
     return primal.emitOpError("has no body to differentiate");
   if (!primal.getBody().hasOneBlock())
     return primal.emitOpError("must have a single block to be differentiated");
+  // Cotangents are tensors of the primal's types: a scalar or unranked
+  // argument has none. (A result can only be one if an op that is not jx's
+  // made it, which checkSupported refuses.)
+  for (auto [i, t] : llvm::enumerate(primal.getArgumentTypes()))
+    if (!isa<RankedTensorType>(t))
+      return primal.emitOpError() << "cannot be differentiated: argument " << i << " is " << t
+                                  << ", not a ranked tensor";
 
   OpBuilder b(module.getContext());
   b.setInsertionPointAfter(primal);

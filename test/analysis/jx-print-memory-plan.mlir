@@ -4,6 +4,8 @@
 // The prediction is what cotangent-run measures:
 // RUN: cotangent-run %s --vjp --split --fn=layer | FileCheck %s --check-prefix=MEASURED
 // RUN: cotangent-run %s --vjp --split --fn=branch | FileCheck %s --check-prefix=MEASURED-COND
+// RUN: cotangent-run %s --vjp --split --fn=same_operands --seed=1 | FileCheck %s --check-prefix=TWO-OPERANDS
+// RUN: cotangent-run %s --vjp --split --fn=same_operands --seed=2 | FileCheck %s --check-prefix=TWO-OPERANDS
 
 // One layer, tanh(x @ w), summed. The forward keeps tanh's output and both
 // arguments (by reference); the backward's peak holds that output, the
@@ -21,9 +23,9 @@ func.func @layer(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<f32> {
 // CHECK-NEXT:  peak: 640 bytes, in @layer_bwd
 // CHECK-NEXT:  residuals held between the calls: 512 bytes (384 of them arguments, held without a copy)
 // CHECK-NEXT:  live at the peak: 4 blocks
-// CHECK-NEXT:         256  f32[1,8,8]     gradient 1   @layer_bwd {{.*}}jx-print-memory-plan.mlir:13
-// CHECK-NEXT:         128  f32[4,8]       residual 2   @layer_fwd {{.*}}jx-print-memory-plan.mlir:15
-// CHECK-NEXT:         128  f32[4,8]                    @layer_bwd {{.*}}jx-print-memory-plan.mlir:15
+// CHECK-NEXT:         256  f32[1,8,8]     gradient 1   @layer_bwd {{.*}}jx-print-memory-plan.mlir:15
+// CHECK-NEXT:         128  f32[4,8]       residual 2   @layer_fwd {{.*}}jx-print-memory-plan.mlir:17
+// CHECK-NEXT:         128  f32[4,8]                    @layer_bwd {{.*}}jx-print-memory-plan.mlir:17
 // CHECK-NEXT:         128  f32[1,4,8]     gradient 0   @layer_bwd
 // CHECK-NEXT:  timeline: 9 events (bytes allocated or freed, then live)
 // The forward: the matmul's result, freed once tanh has read it; tanh's
@@ -54,9 +56,36 @@ func.func @branch(%x: tensor<6xf32>) -> tensor<6xf32> {
   return %r : tensor<6xf32>
 }
 
+// One predicate, one decision: the simulator decides a predicate where it
+// is read from tensor data, so the forward's branches, the deallocation's
+// ownership tests and the backward's cond all follow it (2 paths, not one per
+// test). Found by fuzz-valid-programs: deciding at each branch followed paths
+// no run takes and reported "a block is freed twice" for this program, whose
+// false branch saves both operands, one buffer.
+func.func @same_operands(%x: tensor<4xf64>) -> tensor<4xf64> {
+  %v = jx.neg %x : tensor<4xf64>
+  %s = jx.reduce_sum %v, axes = [0] : tensor<4xf64> -> tensor<f64>
+  %zero = jx.constant dense<0.0> : tensor<f64>
+  %p = jx.gt %s, %zero : tensor<f64>
+  %r = jx.cond %p (%v, %v) : tensor<i1>, (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64> {
+  ^bb0(%a: tensor<4xf64>, %b: tensor<4xf64>):
+    %0 = jx.sin %a : tensor<4xf64>
+    jx.yield %0 : tensor<4xf64>
+  }, {
+  ^bb0(%a: tensor<4xf64>, %b: tensor<4xf64>):
+    %0 = jx.mul %a, %b : tensor<4xf64>
+    jx.yield %0 : tensor<4xf64>
+  }
+  return %r : tensor<4xf64>
+}
+
 // CHECK-LABEL: memory plan of @branch
 // CHECK-NEXT:  peak: {{[0-9]+}} bytes, in @branch_fwd
-// CHECK-NEXT:    the largest over {{[0-9]+}} paths through data-dependent branches; the smallest is {{[0-9]+}} bytes
+// CHECK-NEXT:    the largest over 2 paths through data-dependent branches; the smallest is {{[0-9]+}} bytes
+// CHECK-LABEL: memory plan of @same_operands
+// CHECK-NEXT:  peak: 190 bytes, in @same_operands_bwd
+// CHECK-NEXT:    the largest over 2 paths through data-dependent branches; the smallest is 169 bytes
+// CHECK-NEXT:  residuals held between the calls: 65 bytes
 
 // JSON:      "argument_residual_bytes": 384,
 // JSON:      "function": "layer",
@@ -85,4 +114,7 @@ func.func @branch(%x: tensor<6xf32>) -> tensor<6xf32> {
 // MEASURED-NEXT:  peak bytes: 640
 // MEASURED-NEXT:  predicted peak bytes: 640
 // MEASURED-COND:  peak bytes: {{[0-9]+}}
-// MEASURED-COND-NEXT: predicted peak bytes: {{[0-9]+}} (the largest of {{[0-9]+}} paths through data-dependent branches; the smallest {{[0-9]+}})
+// MEASURED-COND-NEXT: predicted peak bytes: {{[0-9]+}} (the largest of 2 paths through data-dependent branches; the smallest {{[0-9]+}})
+// TWO-OPERANDS:       residual bytes: 65
+// TWO-OPERANDS-NEXT:  peak bytes: {{190|169}}
+// TWO-OPERANDS-NEXT:  predicted peak bytes: 190 (the largest of 2 paths through data-dependent branches; the smallest 169)

@@ -43,3 +43,18 @@ func.func @too_long(%h0: tensor<4xf32>, %xs: tensor<2000000x4xf32>) -> tensor<4x
   } attributes {snapshots = 1 : i64}
   return %c : tensor<4xf32>
 }
+
+// -----
+
+// Found by fuzz-ir-pipeline: a scalar argument crashed the transpose.
+// expected-error @+1 {{'func.func' op cannot be differentiated: argument 1 is 'i32', not a ranked tensor}}
+func.func @scaled(%x: tensor<4xf32>, %n: i32) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op cannot be differentiated: argument 0 is 'tensor<*xf32>', not a ranked tensor}}
+func.func @unranked(%x: tensor<*xf32>) -> tensor<*xf32> {
+  return %x : tensor<*xf32>
+}

@@ -60,22 +60,6 @@ MLIRContext &context() {
   return *ctx;
 }
 
-std::string subst(std::string text, std::vector<std::pair<std::string, std::string>> values) {
-  std::sort(values.begin(), values.end(),
-            [](auto &a, auto &b) { return a.first.size() > b.first.size(); });
-  for (auto &[key, value] : values) {
-    std::string pattern = "$" + key;
-    for (size_t pos = text.find(pattern); pos != std::string::npos;
-         pos = text.find(pattern, pos + value.size()))
-      text.replace(pos, pattern.size(), value);
-  }
-  return text;
-}
-
-std::string tensorType(const std::string &shape, const std::string &element) {
-  return "tensor<" + shape + (shape.empty() ? "" : "x") + element + ">";
-}
-
 OwningOpRef<ModuleOp> parse(const std::string &source) {
   Diagnostics diags;
   auto module = parseSourceString<ModuleOp>(source, &context());
@@ -270,28 +254,6 @@ VjpResult checkGradients(const std::string &source, const GradCheck &options) {
     }
   }
   return result;
-}
-
-const std::vector<std::string> &allPolicies() {
-  static const std::vector<std::string> policies = {
-      "everything_saveable",
-      "nothing_saveable",
-      "dots_saveable",
-      "dots_with_no_batch_dims_saveable",
-      R"(save_only_these_names("a"))",
-      R"(save_only_these_names("a", "c"))",
-      R"(save_any_names_but_these("b"))",
-      R"(save_anything_except_these_names("a", "c"))",
-      R"(save_and_offload_only_these_names(["a"], ["b"], "device", "pinned_host"))",
-      R"(offload_dot_with_no_batch_dims("device", "pinned_host"))",
-      R"(save_from_both_policies(dots_saveable, save_only_these_names("c")))",
-      R"(save_from_both_policies(offload_dot_with_no_batch_dims("device", "pinned_host"), save_any_names_but_these("a")))",
-      R"(save_from_both_policies(nothing_saveable, save_and_offload_only_these_names([], ["a", "b"], "device", "pinned_host")))",
-      "min_residual_bytes",
-      "min_residual_bytes_recomputing_dots",
-      R"(save_from_both_policies(min_residual_bytes, save_only_these_names("a")))",
-  };
-  return policies;
 }
 
 std::vector<mlir::cotangent::Residual> residualsOf(ModuleOp differentiated, const std::string &function) {

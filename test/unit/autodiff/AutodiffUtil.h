@@ -10,6 +10,7 @@
 #define COTANGENT_TEST_UNIT_AUTODIFF_AUTODIFFUTIL_H
 
 #include "passes/report/Residuals.h"
+#include "test/support/ProgramText.h"
 #include "runtime/interpreter/Tensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -29,11 +30,9 @@ using cotangent::interp::Tensor;
 /// The one context of the test process (jx and func loaded).
 mlir::MLIRContext &context();
 
-/// Replaces every `$KEY` of `text` by its value (longest keys first).
-std::string subst(std::string text, std::vector<std::pair<std::string, std::string>> values);
-
-/// "tensor<3x4xf64>" from "3x4" and "f64"; "tensor<f64>" for an empty shape.
-std::string tensorType(const std::string &shape, const std::string &element = "f64");
+using cotangent::testing::allPolicies;
+using cotangent::testing::subst;
+using cotangent::testing::tensorType;
 
 /// Parses `source` (the test fails on error, printing the diagnostics).
 mlir::OwningOpRef<mlir::ModuleOp> parse(const std::string &source);
@@ -95,10 +94,6 @@ VjpResult checkGradients(const std::string &source, const GradCheck &options = {
 /// Runs @f_vjp of a differentiated module.
 VjpResult runVjp(mlir::ModuleOp differentiated, const std::vector<Tensor> &inputs,
                  const std::vector<Tensor> &cotangents);
-
-/// Every policy kind, as #jx.policy<...> bodies; the named ones refer to the
-/// names "a", "b" and "c".
-const std::vector<std::string> &allPolicies();
 
 /// The residuals @f_fwd saves.
 std::vector<mlir::cotangent::Residual> residualsOf(mlir::ModuleOp differentiated,

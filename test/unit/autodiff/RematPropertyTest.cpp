@@ -15,7 +15,7 @@
 // The residual COUNT under nothing_saveable may exceed the count without
 // remat (a region recomputing from many inputs); a fixed test shows it.
 #include "AutodiffUtil.h"
-#include "RandomPrograms.h"
+#include "test/support/RandomPrograms.h"
 
 #include "passes/Passes.h"
 #include "dialects/jx/JxSplit.h"

@@ -5,7 +5,7 @@
 // solver proves it, and an infeasible budget names the smallest peak. For one
 // budget per program the chosen schedule is compiled and run on the CPU: the
 // measured peak equals the predicted one and fits the budget.
-#include "test/unit/autodiff/RandomPrograms.h"
+#include "test/support/RandomPrograms.h"
 #include "test/unit/cpu/PlanningContext.h"
 
 #include "analysis/MemoryPlan.h"

@@ -7,7 +7,7 @@
 // A scan with `snapshots = s` saves exactly one carry more per snapshot and
 // peaks two carries higher (the backward writes snapshots into its own copy
 // of the saved ones, which are read-only as every residual is).
-#include "test/unit/autodiff/RandomPrograms.h"
+#include "test/support/RandomPrograms.h"
 #include "test/unit/cpu/PlanningContext.h"
 
 #include "analysis/MemoryPlan.h"

@@ -3,14 +3,20 @@
 // The generator of the remat property tests: random differentiable ops on
 // random shapes (f64), random (nested) jx.remat regions whose policies are
 // placeholders $P<k>, random checkpoint names. Shared by the autodiff
-// property tests and the memory plan's prediction-vs-measurement test.
+// property tests, the memory plan's prediction-vs-measurement test and the
+// valid-programs fuzzer, which drives it with the fuzzer's bytes instead of
+// a seeded engine (BasicGenerator<ByteSource>): a mutated byte changes one
+// choice, not the whole program.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef COTANGENT_TEST_UNIT_AUTODIFF_RANDOMPROGRAMS_H
-#define COTANGENT_TEST_UNIT_AUTODIFF_RANDOMPROGRAMS_H
+#ifndef COTANGENT_TEST_SUPPORT_RANDOMPROGRAMS_H
+#define COTANGENT_TEST_SUPPORT_RANDOMPROGRAMS_H
 
-#include "AutodiffUtil.h"
+#include "test/support/ProgramText.h"
+
+#include <algorithm>
+#include <cstdint>
 
 #include <functional>
 #include <map>
@@ -18,12 +24,13 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace randomprograms {
 
-using autodiff::subst;
-using autodiff::tensorType;
+using cotangent::testing::subst;
+using cotangent::testing::tensorType;
 
 struct Op {
   std::vector<int> operands;
@@ -51,9 +58,37 @@ struct Program {
 
 inline std::string ty(const std::string &shape) { return tensorType(shape); }
 
-class Generator {
+/// A uniform random bit generator over a byte string: each call takes the
+/// next byte, then zeros once the bytes are used up.
+class ByteSource {
 public:
-  explicit Generator(uint64_t seed) : rng(seed) {}
+  using result_type = uint8_t;
+  ByteSource(const uint8_t *data, size_t size) : data(data), size(size) {}
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return 255; }
+  result_type operator()() { return at < size ? data[at++] : 0; }
+  bool exhausted() const { return at >= size; }
+
+private:
+  const uint8_t *data;
+  size_t size, at = 0;
+};
+
+/// Values used in the interval and defined before it.
+inline std::vector<int> regionInputs(const Program &p, const Interval &r);
+/// Values defined in the interval and used after it or returned.
+inline std::vector<int> regionOutputs(const Program &p, const Interval &r);
+
+template <typename Engine>
+class BasicGenerator {
+public:
+  /// The engine's constructor arguments: a seed, or a ByteSource's bytes.
+  template <typename... Args>
+  explicit BasicGenerator(Args &&...args) : rng(std::forward<Args>(args)...) {}
+
+  /// Also emit jx.scan and jx.cond (the fuzzer does; the seeded property
+  /// tests keep the programs their seeds have always given).
+  bool controlFlow = false;
 
   Program generate() {
     Program p;
@@ -77,10 +112,24 @@ public:
   }
 
 private:
-  std::mt19937_64 rng;
+  Engine rng;
 
-  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, std::max(lo, hi))(rng); }
-  bool chance(double p) { return std::bernoulli_distribution(p)(rng); }
+  // A ByteSource spends one byte per choice (the standard distributions
+  // would draw several), so each fuzzed byte maps to one decision.
+  static constexpr bool kBytes = std::is_same_v<Engine, ByteSource>;
+  int uniform(int lo, int hi) {
+    hi = std::max(lo, hi);
+    if constexpr (kBytes)
+      return lo + rng() % (hi - lo + 1);
+    else
+      return std::uniform_int_distribution<int>(lo, hi)(rng);
+  }
+  bool chance(double p) {
+    if constexpr (kBytes)
+      return rng() < p * 256;
+    else
+      return std::bernoulli_distribution(p)(rng);
+  }
   template <typename T>
   const T &pick(const std::vector<T> &v) { return v[uniform(0, v.size() - 1)]; }
 
@@ -116,7 +165,11 @@ private:
   }
 
   void addRandomOp(Program &p) {
-    int kind = uniform(0, 15);
+    int kind = uniform(0, controlFlow ? 17 : 15);
+    if (kind == 16)
+      return addScan(p);
+    if (kind == 17)
+      return addCond(p);
     int x = uniform(0, p.shapes.size() - 1);
     if (chance(0.5))
       x = static_cast<int>(p.shapes.size()) - 1;
@@ -296,6 +349,48 @@ private:
     }
   }
 
+  /// A carry of x's shape through 1-3 steps of sin(h * c) (or the reverse
+  /// order), c a const operand of the same shape.
+  void addScan(Program &p) {
+    int x = static_cast<int>(p.shapes.size()) - 1;
+    std::string s = p.shapes[x], t = ty(s);
+    int c = valueOf(p, s, x);
+    std::string length = std::to_string(uniform(1, 3));
+    bool reverse = chance(0.3);
+    push(p, {c, x}, {s}, [t, length, reverse](auto &in, auto &out) {
+      std::string o = out[0];
+      return o + " = jx.scan (" + in[0] + ", " + in[1] + ") length = " + length +
+             ", consts = 1, carry = 1" + (reverse ? " reverse" : "") + " : (" + t + ", " + t +
+             ") -> " + t + " {\n^bb0(" + o + "_c: " + t + ", " + o + "_h: " + t + "):\n" + o +
+             "_m = jx.mul " + o + "_h, " + o + "_c : " + t + "\n" + o + "_s = jx.sin " + o +
+             "_m : " + t + "\njx.yield " + o + "_s : " + t + "\n}";
+    });
+  }
+
+  /// x * y if the sum of x is positive, else sin(x).
+  void addCond(Program &p) {
+    int x = static_cast<int>(p.shapes.size()) - 1;
+    std::string s = p.shapes[x], t = ty(s);
+    int y = valueOf(p, s, x);
+    std::string axes = s == "" ? "" : s == "4" ? "[0]" : s == "4x4" ? "[0, 1]" : "[0, 1, 2]";
+    push(p, {x, y}, {s}, [t, axes](auto &in, auto &out) {
+      std::string o = out[0], sum = axes.empty() ? in[0] : o + "_sum";
+      std::string text;
+      if (!axes.empty())
+        text += sum + " = jx.reduce_sum " + in[0] + ", axes = " + axes + " : " + t +
+                " -> tensor<f64>\n";
+      text += o + "_z = jx.constant dense<0.0> : tensor<f64>\n" + o + "_p = jx.gt " + sum +
+              ", " + o + "_z : tensor<f64>\n";
+      text += o + " = jx.cond " + o + "_p(" + in[0] + ", " + in[1] + ") : tensor<i1>, (" + t +
+              ", " + t + ") -> " + t + " {\n^bb0(" + o + "_a: " + t + ", " + o + "_b: " + t +
+              "):\n" + o + "_n = jx.sin " + o + "_a : " + t + "\njx.yield " + o + "_n : " + t +
+              "\n}, {\n^bb0(" + o + "_x: " + t + ", " + o + "_y: " + t + "):\n" + o +
+              "_r = jx.mul " + o + "_x, " + o + "_y : " + t + "\njx.yield " + o + "_r : " + t +
+              "\n}";
+      return text;
+    });
+  }
+
   void addBroadcast(Program &p, int x) {
     std::string s = p.shapes[x];
     std::string r, dims;
@@ -334,35 +429,35 @@ private:
         bool around = a <= r.start && r.end <= b && (r.start != a || r.end != b);
         ok &= disjoint || inside || around;
       }
-      if (!ok || outputs(p, {a, b, 0, true}).empty())
+      if (!ok || regionOutputs(p, {a, b, 0, true}).empty())
         continue;
       p.regions.push_back({a, b, static_cast<int>(p.regions.size()), !chance(0.25)});
     }
   }
+};
 
-public:
-  /// Values defined in the interval and used after it or returned.
-  static std::vector<int> outputs(const Program &p, const Interval &r) {
-    std::set<int> out;
-    for (int i = r.end; i < static_cast<int>(p.ops.size()); ++i)
-      for (int v : p.ops[i].operands)
-        if (p.definer[v] >= r.start && p.definer[v] < r.end)
-          out.insert(v);
-    for (int v : p.returned)
+using Generator = BasicGenerator<std::mt19937_64>;
+
+inline std::vector<int> regionOutputs(const Program &p, const Interval &r) {
+  std::set<int> out;
+  for (int i = r.end; i < static_cast<int>(p.ops.size()); ++i)
+    for (int v : p.ops[i].operands)
       if (p.definer[v] >= r.start && p.definer[v] < r.end)
         out.insert(v);
-    return {out.begin(), out.end()};
-  }
-  /// Values used in the interval and defined before it.
-  static std::vector<int> inputs(const Program &p, const Interval &r) {
-    std::set<int> in;
-    for (int i = r.start; i < r.end; ++i)
-      for (int v : p.ops[i].operands)
-        if (p.definer[v] < r.start)
-          in.insert(v);
-    return {in.begin(), in.end()};
-  }
-};
+  for (int v : p.returned)
+    if (p.definer[v] >= r.start && p.definer[v] < r.end)
+      out.insert(v);
+  return {out.begin(), out.end()};
+}
+
+inline std::vector<int> regionInputs(const Program &p, const Interval &r) {
+  std::set<int> in;
+  for (int i = r.start; i < r.end; ++i)
+    for (int v : p.ops[i].operands)
+      if (p.definer[v] < r.start)
+        in.insert(v);
+  return {in.begin(), in.end()};
+}
 
 /// Prints `p` as MLIR; region k's policy is the placeholder $P<k>.
 class Printer {
@@ -441,7 +536,7 @@ private:
   }
 
   void emitRegion(std::ostringstream &os, const Interval &r) {
-    std::vector<int> ins = Generator::inputs(p, r), outs = Generator::outputs(p, r);
+    std::vector<int> ins = regionInputs(p, r), outs = regionOutputs(p, r);
     std::string id = "%r" + std::to_string(nextRegion++);
     auto types = [&](const std::vector<int> &vs) {
       std::string s;
@@ -485,4 +580,4 @@ inline std::string withPolicies(const std::string &text, const Program &p,
 
 } // namespace randomprograms
 
-#endif // COTANGENT_TEST_UNIT_AUTODIFF_RANDOMPROGRAMS_H
+#endif // COTANGENT_TEST_SUPPORT_RANDOMPROGRAMS_H

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Writes the fuzzers' seed corpora under fuzz/corpus/ (checked in; rerun
+after the test inputs change much):
+  ir-pipeline     the jx programs of examples/ and test/ (split at `// -----`,
+                  RUN/CHECK lines dropped), up to 4 KiB each
+  valid-programs  seeded random byte strings (each one a generated program)
+  npy             small .npy files of every dtype and rank the readers take,
+                  plus a few broken ones"""
+import hashlib
+import os
+import random
+import re
+import struct
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+corpus = os.path.join(root, "fuzz", "corpus")
+
+
+def write(kind, data):
+    folder = os.path.join(corpus, kind)
+    os.makedirs(folder, exist_ok=True)
+    name = hashlib.sha1(data).hexdigest()[:16]
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(data)
+
+
+def ir_seeds():
+    sources = []
+    for top in ("examples", "test"):
+        for d, _, files in os.walk(os.path.join(root, top)):
+            sources += [os.path.join(d, f) for f in files if f.endswith(".mlir")]
+    seen = set()
+    for path in sorted(sources):
+        text = open(path, encoding="utf-8").read()
+        if "gpu.module" in text or "llvm.func" in text:
+            continue  # not jx programs
+        for chunk in text.split("// -----"):
+            lines = [l for l in chunk.splitlines()
+                     if not re.match(r"\s*//\s*(RUN|CHECK|expected-)", l)]
+            body = "\n".join(lines).strip() + "\n"
+            if "func.func" in body and len(body) <= 4096 and body not in seen:
+                seen.add(body)
+                write("ir-pipeline", body.encode())
+
+
+def npy(descr, shape, data, major=1, fortran="False"):
+    dims = "(" + ", ".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+    header = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (descr, fortran, dims)
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    length = struct.pack("<H", len(header)) if major == 1 else struct.pack("<I", len(header))
+    return b"\x93NUMPY" + bytes([major, 0]) + length + header.encode() + data
+
+
+def npy_seeds():
+    rng = random.Random(19)
+    items = {"<f4": 4, "<f8": 8, "<i4": 4, "<i8": 8, "|b1": 1}
+    for descr, size in items.items():
+        for shape in [(), (3,), (2, 3), (2, 1, 2)]:
+            n = 1
+            for d in shape:
+                n *= d
+            data = bytes(rng.randrange(256) for _ in range(n * size))
+            write("npy", npy(descr, shape, data))
+    write("npy", npy("<f4", (0, 3), b""))
+    write("npy", npy("<f8", (2,), bytes(16), major=2))
+    write("npy", npy("<f4", (2,), bytes(8), major=3))
+    write("npy", npy("<f4", (2, 2), bytes(16), fortran="True"))
+    write("npy", npy(">f4", (2,), bytes(8)))
+    write("npy", npy("<c8", (2,), bytes(16)))
+    write("npy", npy("<f4", (4,), bytes(8)))          # data too short
+    write("npy", npy("<f4", (2,), bytes(8))[:20])     # header cut short
+    write("npy", npy("<f4", (1 << 62, 8), b""))       # a shape no memory holds
+
+
+def program_seeds():
+    rng = random.Random(7)
+    for n in range(24):
+        write("valid-programs", bytes(rng.randrange(256) for _ in range(rng.randrange(16, 160))))
+
+
+ir_seeds()
+npy_seeds()
+program_seeds()

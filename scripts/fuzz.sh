@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Runs one of Cotangent's libFuzzer harnesses (or all, one after another)
+# for as long as asked, from the reliability build (build-sanitize/: clang,
+# ASan + UBSan, libFuzzer; built first unless --build-dir names one).
+#
+#   scripts/fuzz.sh [--build-dir DIR] ir-pipeline|valid-programs|npy|all [SECONDS]
+#
+# The corpus grows in DIR/fuzz/NAME (seeded from fuzz/corpus/NAME, which
+# stays small); a crash, hang (60 s per input) or out-of-memory input is
+# written to fuzz/regressions/NAME/, where every build's ctest replays it
+# from then on (fuzz-replay-NAME): fix it, keep the file, commit both.
+# Prints libFuzzer's final statistics (executions, coverage) and exits
+# non-zero on a finding.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build=""
+if [ "${1:-}" = "--build-dir" ]; then
+  build="$2"
+  shift 2
+fi
+name="${1:?usage: scripts/fuzz.sh [--build-dir DIR] ir-pipeline|valid-programs|npy|all [SECONDS]}"
+seconds="${2:-60}"
+case "$name" in
+  ir-pipeline|valid-programs|npy|all) ;;
+  *) echo "scripts/fuzz.sh: unknown fuzzer '$name' (ir-pipeline, valid-programs, npy or all)" >&2
+     exit 2 ;;
+esac
+[[ "$seconds" =~ ^[0-9]+$ ]] || { echo "scripts/fuzz.sh: SECONDS must be a number, not '$seconds'" >&2; exit 2; }
+if [ -z "$build" ]; then
+  "$root/scripts/build.sh" --sanitize
+  build="$root/build-sanitize"
+fi
+if [ "$name" = all ]; then
+  for n in ir-pipeline valid-programs npy; do
+    "$0" --build-dir "$build" "$n" "$seconds"
+  done
+  exit 0
+fi
+
+# Sanitizer reports end the run with a stack; LeakSanitizer stays on. The
+# huge-shape inputs are refused before allocating, so malloc may not fail
+# quietly: an allocation that large is a finding.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_stack_use_after_return=0}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+export ASAN_SYMBOLIZER_PATH="${ASAN_SYMBOLIZER_PATH:-/usr/lib/llvm-22/bin/llvm-symbolizer}"
+
+work="$build/fuzz/$name"
+kept="$root/fuzz/regressions/$name"
+mkdir -p "$work" "$kept"
+log="$build/fuzz/$name.log"
+echo "fuzz-$name: $seconds s, corpus $work, findings go to $kept/" >&2
+status=0
+"$build/bin/fuzz-$name" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=4096 \
+  -max_len=4096 -print_final_stats=1 -artifact_prefix="$kept/" \
+  "$work" "$root/fuzz/corpus/$name" "$kept" >"$log" 2>&1 || status=$?
+grep -E "^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)|^#[0-9]+ *DONE" "$log" >&2 || true
+grep -E "cov: [0-9]+" "$log" | tail -1 >&2 || true
+if [ "$status" -ne 0 ]; then
+  echo "fuzz-$name: FINDING (exit $status); the log is $log, the input in $kept/" >&2
+  grep -E "ERROR|invariant violated|SUMMARY" "$log" | head -5 >&2 || true
+fi
+exit "$status"
