@@ -2,11 +2,18 @@
 # Bootstraps, configures (once) and builds Cotangent into build/.
 # --sanitize: the reliability build instead, into build-sanitize/: clang 22,
 # ASan + UBSan over Cotangent's code, and the libFuzzer harnesses
-# (docs/reliability.md).
+# (docs/reliability.md). Further arguments name the targets to build
+# (default: all).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-mode="${1:-}"
+mode=""
+if [ "${1:-}" = "--sanitize" ]; then
+  mode="$1"
+  shift
+fi
+targets=()
+for t in "$@"; do targets+=(--target "$t"); done
 "$root/scripts/bootstrap.sh" $mode
 
 # ccache keyed on paths relative to the checkout, so a fresh clone elsewhere
@@ -27,4 +34,4 @@ if [ ! -f "$dir/build.ninja" ]; then
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
     -DLLVM_USE_LINKER=lld "${extra[@]}"
 fi
-cmake --build "$dir" -- -j"$(nproc)"
+cmake --build "$dir" "${targets[@]}" -- -j"$(nproc)"

@@ -4,6 +4,8 @@
 # ASan + UBSan, libFuzzer; built first unless --build-dir names one).
 #
 #   scripts/fuzz.sh [--build-dir DIR] ir-pipeline|valid-programs|npy|all [SECONDS]
+#   scripts/fuzz.sh smoke [SECONDS]   builds only the harnesses, runs each
+#                                     SECONDS (default 20): what CI runs
 #
 # The corpus grows in DIR/fuzz/NAME (seeded from fuzz/corpus/NAME, which
 # stays small); a crash, hang (60 s per input) or out-of-memory input is
@@ -18,11 +20,20 @@ if [ "${1:-}" = "--build-dir" ]; then
   build="$2"
   shift 2
 fi
-name="${1:?usage: scripts/fuzz.sh [--build-dir DIR] ir-pipeline|valid-programs|npy|all [SECONDS]}"
+name="${1:?usage: scripts/fuzz.sh [--build-dir DIR] ir-pipeline|valid-programs|npy|all|smoke [SECONDS]}"
 seconds="${2:-60}"
+fuzzers=(ir-pipeline valid-programs npy)
+if [ "$name" = smoke ]; then
+  seconds="${2:-20}"
+  "$root/scripts/build.sh" --sanitize "${fuzzers[@]/#/fuzz-}"
+  for n in "${fuzzers[@]}"; do
+    "$0" --build-dir "$root/build-sanitize" "$n" "$seconds"
+  done
+  exit 0
+fi
 case "$name" in
   ir-pipeline|valid-programs|npy|all) ;;
-  *) echo "scripts/fuzz.sh: unknown fuzzer '$name' (ir-pipeline, valid-programs, npy or all)" >&2
+  *) echo "scripts/fuzz.sh: unknown fuzzer '$name' (ir-pipeline, valid-programs, npy, all or smoke)" >&2
      exit 2 ;;
 esac
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "scripts/fuzz.sh: SECONDS must be a number, not '$seconds'" >&2; exit 2; }
@@ -31,7 +42,7 @@ if [ -z "$build" ]; then
   build="$root/build-sanitize"
 fi
 if [ "$name" = all ]; then
-  for n in ir-pipeline valid-programs npy; do
+  for n in "${fuzzers[@]}"; do
     "$0" --build-dir "$build" "$n" "$seconds"
   done
   exit 0
@@ -40,7 +51,7 @@ fi
 # Sanitizer reports end the run with a stack; LeakSanitizer stays on. The
 # huge-shape inputs are refused before allocating, so malloc may not fail
 # quietly: an allocation that large is a finding.
-export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_stack_use_after_return=0}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:allow_user_poisoning=0:detect_stack_use_after_return=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export ASAN_SYMBOLIZER_PATH="${ASAN_SYMBOLIZER_PATH:-/usr/lib/llvm-22/bin/llvm-symbolizer}"
 

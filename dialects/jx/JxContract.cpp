@@ -76,7 +76,7 @@ LogicalResult verifyPrimal(func::FuncOp fwd, ForwardAttr forward) {
            << "names " << forward.getPrimal() << " as its primal, but there is no such function";
   TypeRange primalResults = fwd.getResultTypes().take_front(forward.getPrimalResults());
   if (primal.getArgumentTypes() != fwd.getArgumentTypes() ||
-      primal.getResultTypes() != primalResults)
+      TypeRange(primal.getResultTypes()) != primalResults)
     return (emitAttrError(fwd, kForwardAttrName)
             << "names " << forward.getPrimal() << " as its primal, which maps "
             << typeList(primal.getArgumentTypes()) << " to " << typeList(primal.getResultTypes())
