@@ -62,7 +62,7 @@ log="$build/fuzz/$name.log"
 echo "fuzz-$name: $seconds s, corpus $work, findings go to $kept/" >&2
 status=0
 "$build/bin/fuzz-$name" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=4096 \
-  -max_len=4096 -print_final_stats=1 -artifact_prefix="$kept/" \
+  -max_len=4096 -report_slow_units=120 -print_final_stats=1 -artifact_prefix="$kept/" \
   "$work" "$root/fuzz/corpus/$name" "$kept" >"$log" 2>&1 || status=$?
 grep -E "^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)|^#[0-9]+ *DONE" "$log" >&2 || true
 grep -E "cov: [0-9]+" "$log" | tail -1 >&2 || true

@@ -40,13 +40,23 @@ TraceState::~TraceState() {
 }
 
 /// The bare name of a named C++ function from std::source_location's
-/// function_name() ("Tensor {anonymous}::g(Tensor, Tensor)" -> "g"); empty
-/// for lambdas and operators, which have no name a user would recognize.
+/// function_name() ("Tensor {anonymous}::g(Tensor, Tensor)" from gcc,
+/// "Tensor (anonymous namespace)::g(Tensor, Tensor)" from clang -> "g");
+/// empty for lambdas and operators, which have no name a user would
+/// recognize.
 static std::string_view namedFunction(std::string_view pretty) {
   if (pretty.find("<lambda") != std::string_view::npos ||
+      pretty.find("lambda at ") != std::string_view::npos ||
       pretty.find("operator") != std::string_view::npos)
     return {};
-  std::string_view head = pretty.substr(0, pretty.find('('));
+  // The parameter list is the first '(' that does not open clang's
+  // "(anonymous namespace)".
+  constexpr std::string_view kAnonymous = "(anonymous namespace)";
+  size_t open = 0;
+  while ((open = pretty.find('(', open)) != std::string_view::npos &&
+         pretty.substr(open, kAnonymous.size()) == kAnonymous)
+    open += kAnonymous.size();
+  std::string_view head = pretty.substr(0, open);
   if (!head.empty() && head.back() == '>') { // a template's arguments: g<int>
     int depth = 0;
     size_t i = head.size();

@@ -6,7 +6,7 @@
 // RUN: not cotangent-run %S/Inputs/malformed.mlir --fn f 2>&1 | FileCheck %s --check-prefix=PARSE
 
 // FN: run-errors.mlir:{{[0-9]+}}:{{[0-9]+}}: error: no function @missing in
-// NPY: run-errors.mlir:0:0: error: not a .npy file (bad magic)
+// NPY: run-errors.mlir:0:0: error: not a .npy file (no \x93NUMPY magic)
 // COUNT: run-errors.mlir:{{[0-9]+}}:1: error: @twice takes 1 arguments, 2 --input files given
 // SPLIT: error: no forward/backward pair of @twice in {{.*}} (pass --vjp to make it)
 // PARSE: malformed.mlir:3:15: error: use of value

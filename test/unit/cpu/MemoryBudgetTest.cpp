@@ -160,6 +160,7 @@ TEST_CASE("memory_budget: the fewest recomputed FLOPs of all schedules that fit,
         return mlir::success();
       });
       CHECK(mlir::failed(problem->solve(smallest - 1, std::nullopt, 60)));
+      INFO("the diagnostic: " << message);
       CHECK(message.find("the smallest peak is " + std::to_string(smallest) + " bytes") !=
             std::string::npos);
       ++infeasibleChecked;
