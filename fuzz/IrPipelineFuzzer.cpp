@@ -47,8 +47,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ::cotangent::fuzz::clearDiagnostics();
 
   llvm::StringRef text(reinterpret_cast<const char *>(data), size);
-  auto buffer = llvm::MemoryBuffer::getMemBuffer(text, "input.mlir",
-                                                 /*RequiresNullTerminator=*/false);
+  // A copy: MLIR's lexer reads up to a terminating NUL, which files read by
+  // the tools have and the fuzzer's bytes do not.
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(text, "input.mlir");
   std::string refused;
   llvm::raw_string_ostream errs(refused);
   if (!::cotangent::tools::checkNestingDepth(*buffer, errs))
