@@ -645,6 +645,7 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
   // No schedule fits: the smallest peak, in order of the proven bound, for
   // the diagnostic (exact unless time runs out).
   bool exact = false;
+  std::string stopped = findSmallestPeak ? "out of time" : "not searched";
   while (findSmallestPeak && since(start) <= seconds) {
     Answer answer = solveMilp(Bound::Proven, std::nullopt, true);
     if (answer.outcome == Milp::Outcome::Infeasible ||
@@ -653,11 +654,21 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
       exact = true;
       break;
     }
-    if (answer.outcome != Milp::Outcome::Optimal || failed(check(answer.schedule)))
+    if (answer.outcome != Milp::Outcome::Optimal) {
+      stopped = "the solver gave no optimum";
       break;
+    }
+    if (failed(check(answer.schedule))) {
+      stopped = "a schedule could not be predicted";
+      break;
+    }
   }
-  return emitError(loc) << "memory_budget: no schedule of this step peaks within "
-                        << result.budgetBytes << " bytes; the smallest peak "
-                        << (exact ? "is " : "found is ") << smallestPeak << " bytes ("
-                        << result.schedulesChecked << " schedules checked)";
+  InFlightDiagnostic error = emitError(loc)
+                             << "memory_budget: no schedule of this step peaks within "
+                             << result.budgetBytes << " bytes; the smallest peak "
+                             << (exact ? "is " : "found is ") << smallestPeak << " bytes ("
+                             << result.schedulesChecked << " schedules checked";
+  if (!exact)
+    error << "; the search stopped: " << stopped;
+  return error << ")";
 }
