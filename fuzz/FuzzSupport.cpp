@@ -19,8 +19,6 @@ namespace {
 std::string diagnostics;
 } // namespace
 
-void clearDiagnostics() { diagnostics.clear(); }
-
 std::unique_ptr<mlir::MLIRContext> makeContext() {
   mlir::DialectRegistry registry;
   registry.insert<mlir::jx::JxDialect, mlir::func::FuncDialect>();
@@ -38,6 +36,15 @@ std::unique_ptr<mlir::MLIRContext> makeContext() {
     return mlir::success();
   });
   return ctx;
+}
+
+mlir::MLIRContext &contextForInput() {
+  static std::unique_ptr<mlir::MLIRContext> ctx;
+  static int inputs = 0;
+  if (!ctx || ++inputs % kInputsPerContext == 0)
+    ctx = makeContext();
+  diagnostics.clear();
+  return *ctx;
 }
 
 bool onlyJxOps(mlir::ModuleOp module) {

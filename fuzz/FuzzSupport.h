@@ -19,19 +19,21 @@
 
 namespace cotangent::fuzz {
 
-/// A context holding every dialect cotangent-run loads. Types and attributes
-/// a fuzzed input creates stay uniqued in it for its lifetime, so a harness
-/// starts a fresh one every `kInputsPerContext` inputs.
+/// A context holding every dialect cotangent-run loads, its diagnostics
+/// recorded for violated() instead of printed.
 std::unique_ptr<mlir::MLIRContext> makeContext();
+
+/// The context for the next input, holding every dialect cotangent-run
+/// loads, with the previous input's diagnostics forgotten. Types and
+/// attributes a fuzzed input creates stay uniqued in a context, so a fresh
+/// one replaces it every kInputsPerContext inputs. Call once per input.
+mlir::MLIRContext &contextForInput();
 constexpr int kInputsPerContext = 500;
 
 /// True when every op of `module` is jx's, func's or builtin's: the
 /// programs Cotangent's tools are for (upstream dialects parse because the
 /// lowering registry is loaded, but fuzzing their passes is upstream's job).
 bool onlyJxOps(mlir::ModuleOp module);
-
-/// Forgets the diagnostics recorded so far (call at each input's start).
-void clearDiagnostics();
 
 /// Prints "invariant violated: <what>", the diagnostics since the input
 /// started, and the program, then aborts.

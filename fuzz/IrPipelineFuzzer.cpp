@@ -40,11 +40,7 @@ bool runStage(MLIRContext &ctx, ModuleOp module, llvm::function_ref<void(OpPassM
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static std::unique_ptr<MLIRContext> ctx;
-  static int inputs = 0;
-  if (!ctx || ++inputs % ::cotangent::fuzz::kInputsPerContext == 0)
-    ctx = ::cotangent::fuzz::makeContext();
-  ::cotangent::fuzz::clearDiagnostics();
+  MLIRContext *ctx = &::cotangent::fuzz::contextForInput();
 
   llvm::StringRef text(reinterpret_cast<const char *>(data), size);
   // A copy: MLIR's lexer reads up to a terminating NUL, which files read by
@@ -56,7 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   llvm::SourceMgr sources;
   sources.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, ctx.get());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, ctx);
   if (!module || !::cotangent::fuzz::onlyJxOps(*module))
     return 0;
 

@@ -122,11 +122,7 @@ std::string renamed(std::string text, const std::string &name) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static std::unique_ptr<MLIRContext> ctx;
-  static int inputs = 0;
-  if (!ctx || ++inputs % ::cotangent::fuzz::kInputsPerContext == 0)
-    ctx = ::cotangent::fuzz::makeContext();
-  ::cotangent::fuzz::clearDiagnostics();
+  MLIRContext *ctx = &::cotangent::fuzz::contextForInput();
   if (size < 5)
     return 0;
 
@@ -151,11 +147,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     "mixed");
   program = source;
 
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, ctx.get());
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, ctx);
   check(static_cast<bool>(module), "the generated program parses and verifies");
   {
     // @base is differentiated without --jx-remat; the copies with it.
-    PassManager vjp(ctx.get());
+    PassManager vjp(ctx);
     vjp.addPass(mlir::cotangent::createJxVjpPass());
     check(succeeded(vjp.run(*module)), "--jx-vjp succeeds");
     auto base = module->lookupSymbol<func::FuncOp>("base_fwd");
@@ -163,7 +159,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   OwningOpRef<ModuleOp> baseModule = module->clone();
   {
-    PassManager remat(ctx.get());
+    PassManager remat(ctx);
     remat.addPass(mlir::cotangent::createJxRematPass());
     check(succeeded(remat.run(*module)), "--jx-remat succeeds");
   }
