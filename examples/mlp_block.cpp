@@ -61,28 +61,32 @@ int main() {
   section("with checkpoint under dots_saveable");
   std::cout << split(checkpoint(plain, {.policy = policies::dots_saveable()})).print_saved_residuals();
 
-  // grad(lambda p, data: sum(model(data, p))): grad takes tensors one by
-  // one, so the parameter tree is assembled inside.
+  // jax.grad(lambda p, data: jnp.sum(model(data, p))): argnums 0, so the
+  // gradient is a tree shaped like the parameters.
   auto grad_fn = [](auto block) {
-    return grad([m = model(block)](Tensor w1, Tensor b1, Tensor w2, Tensor b2, Tensor data) {
-      return np::sum(m(data, {{"block_params", {{"w1", w1}, {"b1", b1}, {"w2", w2}, {"b2", b2}}}}));
-    });
+    return grad([m = model(block)](std::map<std::string, Params> p,
+                                   Tensor data) { return np::sum(m(data, p)); },
+                argnums<0>);
   };
   mlir::MLIRContext ctx;
-  auto w1 = examples::filled(ctx, {128, 512}, 30, 0.1), b1 = examples::constant(ctx, {512}, 0.0),
-       w2 = examples::filled(ctx, {512, 128}, 31, 0.1), b2 = examples::constant(ctx, {128}, 0.0),
-       x = examples::constant(ctx, {1, 128}, 1.0);
-  auto gradients = grad_fn(checkpointed)(w1, b1, w2, b2, x);
+  std::map<std::string, std::map<std::string, interp::Tensor>> params{
+      {"block_params",
+       {{"w1", examples::filled(ctx, {128, 512}, 30, 0.1)},
+        {"b1", examples::constant(ctx, {512}, 0.0)},
+        {"w2", examples::filled(ctx, {512, 128}, 31, 0.1)},
+        {"b2", examples::constant(ctx, {128}, 0.0)}}}};
+  auto x = examples::constant(ctx, {1, 128}, 1.0);
+  auto gradients = grad_fn(checkpointed)(params, x).at("block_params");
+  auto plainGradients = grad_fn(plain)(params, x).at("block_params");
   section("gradients");
-  const char *names[] = {"w1", "b1", "w2", "b2"};
-  for (size_t i = 0; i < 4; ++i)
-    std::cout << "d " << names[i] << " " << examples::typeOf(gradients[i]) << " "
-              << examples::head(gradients[i], 3) << " sum " << examples::total(gradients[i])
-              << "\n";
-  std::cout << "same as without checkpoint: "
-            << (examples::sameBits(gradients, grad_fn(plain)(w1, b1, w2, b2, x)) ? "identical"
-                                                                                 : "DIFFERENT")
-            << "\n";
+  bool same = true;
+  for (const char *name : {"w1", "b1", "w2", "b2"}) {
+    const interp::Tensor &g = gradients.at(name);
+    std::cout << "d " << name << " " << examples::typeOf(g) << " " << examples::head(g, 3)
+              << " sum " << examples::total(g) << "\n";
+    same = same && examples::sameBits(g, plainGradients.at(name));
+  }
+  std::cout << "same as without checkpoint: " << (same ? "identical" : "DIFFERENT") << "\n";
   std::cout << "Gradients computed successfully.\n";
   return 0;
 }

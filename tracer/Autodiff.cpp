@@ -81,12 +81,6 @@ std::string Split::print_fwd_bwd(DumpSyntax syntax, unsigned width) const {
   return mlir::cotangent::printFwdBwd(fwd(), bwd(), syntax, width);
 }
 
-Spec specOf(const interp::Tensor &t) {
-  auto type = t.getType();
-  return Spec{Shape(type.getShape().begin(), type.getShape().end()),
-              fromMlirType(type.getElementType())};
-}
-
 std::vector<interp::Tensor> evaluate(const Split &split, func::FuncOp fn,
                                      const std::vector<interp::Tensor> &args,
                                      interp::MemoryStats *stats) {
@@ -97,5 +91,58 @@ std::vector<interp::Tensor> evaluate(const Split &split, func::FuncOp fn,
     throw TraceError("evaluate @" + fn.getSymName().str() + ": " + errors);
   return *out;
 }
+
+namespace detail {
+
+std::vector<interp::Tensor> gradSeeds(const StagedGrad &staged) {
+  std::vector<interp::Tensor> seeds;
+  if (!staged.seeded)
+    return seeds;
+  for (size_t i = 0; i < staged.results.size(); ++i)
+    seeds.push_back(i == 0 ? interp::Tensor::fromDoubles(staged.results[i], {1.0})
+                           : interp::Tensor(staged.results[i]));
+  return seeds;
+}
+
+std::string signatureKey(const std::vector<LeafSignature> &signature) {
+  std::string key;
+  for (const LeafSignature &leaf : signature)
+    key += leaf.path + ":" + leaf.type + ";";
+  return key;
+}
+
+void checkDifferentiable(const std::vector<std::pair<std::string, interp::Tensor>> &leaves,
+                         size_t begin, size_t end) {
+  for (size_t i = begin; i < end; ++i)
+    if (!isa<FloatType>(leaves[i].second.getElementType()))
+      throw TraceError("grad: " + leaves[i].first + " is " +
+                       mlir::cotangent::shortTypeName(leaves[i].second.getType()) +
+                       ": only float arguments can be differentiated (leave it out of argnums)");
+}
+
+void describeGradResults(const Split &split, bool hasAux, StagedGrad &staged) {
+  func::FuncOp primal = split.primal();
+  for (Type t : primal.getResultTypes())
+    staged.results.push_back(cast<RankedTensorType>(t));
+  auto loss = staged.results.empty() ? RankedTensorType() : staged.results.front();
+  bool scalarFloat = loss && loss.getRank() == 0 && isa<FloatType>(loss.getElementType());
+  std::string got = loss ? mlir::cotangent::shortTypeName(loss) : "nothing";
+  if (hasAux) {
+    if (!scalarFloat)
+      throw TraceError("grad (has_aux): the loss, first of std::pair{loss, aux}, must be one "
+                       "scalar float tensor, got " + got);
+    staged.entry = (primal.getSymName() + "_vjp").str();
+    staged.seeded = true;
+    return;
+  }
+  if (!scalarFloat || staged.results.size() != 1)
+    throw TraceError("grad: the function must return one scalar float tensor, got " +
+                     (staged.results.size() == 1 ? got
+                                                 : std::to_string(staged.results.size()) +
+                                                       " results (use has_aux for more)"));
+  staged.entry = split.value_and_grad().getSymName().str();
+}
+
+} // namespace detail
 
 } // namespace cotangent

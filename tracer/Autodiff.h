@@ -3,13 +3,16 @@
 // The staged counterpart of jax.vjp / jax.grad: a traced function is split
 // by --jx-vjp and --jx-remat into @f_fwd / @f_bwd, whose residuals can be
 // listed and whose IR can be read side by side; grad / value_and_grad run the
-// split on concrete tensors through the reference interpreter.
+// split on concrete tensors through the reference interpreter. Their
+// arguments and results are trees (ValueTree.h); `argnums` and `has_aux`
+// are JAX's:
 //
 //   auto f = [](Tensor W, Tensor x) { return np::sum(np::sin(np::dot(W, x))); };
 //   Split s = vjp({.name = "f", .arg_names = {"W", "x"}}, f, f32({5, 4}), f32({4}));
 //   for (auto &r : s.saved_residuals()) ...;       // f32[5,4] from the argument W, ...
 //   std::cout << s.print_fwd_bwd();
-//   auto grads = grad(f)(W, x);                     // interp::Tensors
+//   auto grads = grad(f)(W, x);                     // every gradient, flat
+//   auto dparams = grad(loss, argnums<0>)(params, x);  // shaped like params
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,9 +20,13 @@
 #define COTANGENT_TRACER_AUTODIFF_H
 
 #include "tracer/Trace.h"
+#include "tracer/ValueTree.h"
 #include "passes/report/FwdBwdDump.h"
 #include "passes/report/Residuals.h"
 #include "runtime/interpreter/Interpreter.h"
+
+#include <any>
+#include <type_traits>
 
 namespace cotangent {
 
@@ -70,68 +77,264 @@ Split vjp(const F &fn, const Args &...args) {
   return Split(trace(TraceOptions{}, fn, args...));
 }
 
-/// The Spec of a concrete tensor (for tracing on its shape and dtype).
-Spec specOf(const interp::Tensor &t);
-
 /// Runs `fn` of `split`'s module through the interpreter; throws TraceError
 /// with the interpreter's diagnostics on failure.
 std::vector<interp::Tensor> evaluate(const Split &split, mlir::func::FuncOp fn,
                                      const std::vector<interp::Tensor> &args,
                                      interp::MemoryStats *stats = nullptr);
 
-/// jax.value_and_grad for a function of tensors returning a scalar float:
-/// `value_and_grad(f)(a, b)` traces f on a's and b's shapes, splits it and
-/// returns {value, {da, db}}.
-template <class F>
-class ValueAndGrad {
-public:
-  explicit ValueAndGrad(F fn, SplitOptions options = {}) : fn_(std::move(fn)), options_(options) {}
+/// Which arguments grad differentiates (jax.grad's argnums):
+/// `grad(f, argnums<0, 2>)`. Without argnums, grad differentiates every
+/// argument and returns the gradients' leaves as one flat list.
+template <size_t... I>
+struct Argnums {
+  static_assert(sizeof...(I) > 0, "argnums needs at least one argument index");
+};
+template <size_t... I>
+inline constexpr Argnums<I...> argnums{};
+struct AllArguments {};
 
-  template <class... Ts>
-  std::pair<interp::Tensor, std::vector<interp::Tensor>> operator()(const Ts &...args) const {
+/// jax.grad's has_aux: the function returns std::pair{loss, aux}, aux any
+/// tree of Tensors; its value comes back beside the gradients.
+struct HasAux {};
+inline constexpr HasAux has_aux{};
+
+struct GradOptions {
+  /// Apply the remat policies (--jx-remat), as Split does.
+  bool remat = true;
+  /// Names of the positional arguments, for the traced function and for
+  /// the paths in error messages; missing ones are "args[i]".
+  std::vector<std::string> arg_names;
+};
+
+namespace detail {
+
+/// What tracing a grad transform once gives every later call.
+struct StagedGrad {
+  /// The function to call: <name>_value_and_grad, or <name>_vjp (has_aux),
+  /// which takes the results' cotangents after the arguments.
+  std::string entry;
+  bool seeded = false;
+  /// The primal results: the loss, then the aux leaves.
+  std::vector<mlir::RankedTensorType> results;
+  /// The traced aux tree (its structure), under has_aux.
+  std::any auxLike;
+};
+
+/// The cotangents a seeded entry takes: 1 for the loss, 0 for aux leaves.
+std::vector<interp::Tensor> gradSeeds(const StagedGrad &staged);
+/// "path:type;..." of a value signature: the cache key of compiled code.
+std::string signatureKey(const std::vector<LeafSignature> &signature);
+/// Throws unless `leaves` (those of an argument in argnums) are floats.
+void checkDifferentiable(const std::vector<std::pair<std::string, interp::Tensor>> &leaves,
+                         size_t begin, size_t end);
+/// Throws unless `split`'s primal returns a scalar float first (the loss)
+/// and, without has_aux, nothing else; fills `staged` from it.
+void describeGradResults(const Split &split, bool hasAux, StagedGrad &staged);
+
+/// Runs each call's trace through the reference interpreter.
+class InterpretGrad {
+public:
+  static constexpr bool compiles = false;
+  template <class Stage>
+  std::pair<std::vector<interp::Tensor>, const StagedGrad *>
+  run(const std::vector<LeafSignature> &, std::vector<interp::Tensor> inputs, Stage &&stage) {
+    auto [split, staged] = stage();
+    staged_ = std::move(staged);
+    std::vector<interp::Tensor> seeds = gradSeeds(staged_);
+    inputs.insert(inputs.end(), seeds.begin(), seeds.end());
+    return {evaluate(split, split.module().template lookupSymbol<mlir::func::FuncOp>(staged_.entry),
+                     inputs),
+            &staged_};
+  }
+
+private:
+  StagedGrad staged_;
+};
+
+/// A grad transform called directly runs through the interpreter.
+template <class Derived>
+struct InterpretedCall {
+  template <class... A>
+  auto operator()(const A &...args) const {
+    InterpretGrad backend;
+    return static_cast<const Derived &>(*this).apply(backend, args...);
+  }
+};
+
+template <class T>
+struct IsPair : std::false_type {};
+template <class A, class B>
+struct IsPair<std::pair<A, B>> : std::true_type {};
+
+template <class Nums, size_t Count>
+struct ArgnumsFit : std::true_type {};
+template <size_t... I, size_t Count>
+struct ArgnumsFit<Argnums<I...>, Count> : std::bool_constant<((I < Count) && ...)> {};
+
+} // namespace detail
+
+/// jax.value_and_grad over trees of interp::Tensors:
+///
+///   auto [loss, grads] = value_and_grad(loss_fn, argnums<0>)(params, x);
+///   auto [[loss, aux], grads] = value_and_grad(f, argnums<0>, has_aux)(params, x);
+///
+/// grads is shaped like the argument (a tuple of trees for several
+/// argnums). The function is traced on the arguments' shapes and dtypes and
+/// split; calls run the split through the interpreter, and jit(...) of the
+/// transform compiles it once per argument tree.
+template <class F, class Nums = AllArguments, bool Aux = false>
+class ValueAndGrad : public detail::InterpretedCall<ValueAndGrad<F, Nums, Aux>> {
+public:
+  using IsGradTransform = void;
+  explicit ValueAndGrad(F fn, GradOptions options = {})
+      : fn_(std::move(fn)), options_(std::move(options)) {}
+
+  /// The transform with `backend` running the split (the interpreter, or
+  /// jit's compiled code).
+  template <class Backend, class... A>
+  auto apply(Backend &backend, const A &...args) const {
+    static_assert(detail::ArgnumsFit<Nums, sizeof...(A)>::value,
+                  "argnums names an argument the call does not pass");
+    static_assert(!Backend::compiles || (ValueTree<A> && ...),
+                  "jit: every argument must be a tree of interp::Tensors");
+    TraceOptions opts{.name = Backend::compiles ? "jit" : "main", .arg_names = options_.arg_names};
+    std::vector<std::pair<std::string, interp::Tensor>> leaves;
+    std::vector<size_t> firstLeaf; // per argument, then the end
+    size_t index = 0;
+    auto collect = [&](const auto &arg) {
+      firstLeaf.push_back(leaves.size());
+      if constexpr (ValueTree<decltype(arg)>) {
+        auto mine = flattenValues(arg, detail::argumentName(opts, index));
+        leaves.insert(leaves.end(), mine.begin(), mine.end());
+      }
+      ++index;
+    };
+    (collect(args), ...);
+    firstLeaf.push_back(leaves.size());
+    if (leaves.empty())
+      throw TraceError("grad: no argument holds a tensor");
     // Trace in the arguments' context, so that their types and the results'
     // outlive this call.
-    TraceOptions opts;
-    ((opts.context = args.getType().getContext()), ...);
-    Split split(trace(opts, fn_, specOf(args)...), options_);
-    if (!split.value_and_grad())
-      throw TraceError("grad: the function must return one scalar float tensor");
-    std::vector<interp::Tensor> out = evaluate(split, split.value_and_grad(), {args...});
-    interp::Tensor value = out.front();
-    out.erase(out.begin());
-    return {value, out};
+    opts.context = leaves.front().second.getType().getContext();
+    checkArgnums(leaves, firstLeaf);
+
+    std::vector<interp::Tensor> inputs;
+    for (const auto &leaf : leaves)
+      inputs.push_back(leaf.second);
+    auto stage = [&] {
+      detail::StagedGrad staged;
+      auto traced = [&](auto &...a) {
+        auto result = fn_(a...);
+        if constexpr (Aux) {
+          static_assert(detail::IsPair<decltype(result)>::value,
+                        "has_aux: the function must return std::pair{loss, aux}");
+          staged.auxLike = result.second;
+        }
+        return result;
+      };
+      Split split(trace(opts, traced, args...), SplitOptions{.remat = options_.remat});
+      detail::describeGradResults(split, Aux, staged);
+      return std::pair{std::move(split), std::move(staged)};
+    };
+    auto [outputs, staged] = backend.run(signatureOf(leaves), std::move(inputs), stage);
+
+    size_t grads = staged->results.size();
+    interp::Tensor value = outputs.front();
+    auto gradients = gradientsOf(outputs, grads, firstLeaf, args...);
+    if constexpr (Aux) {
+      using AuxTraced = typename std::invoke_result_t<const F &, detail::TracedArg<A> &...>::second_type;
+      LeafCursorOf<interp::Tensor> cursor{outputs, 1};
+      auto aux = Tree<AuxTraced>::rebuild(std::any_cast<const AuxTraced &>(staged->auxLike), cursor);
+      return std::pair{std::pair{std::move(value), std::move(aux)}, std::move(gradients)};
+    } else {
+      return std::pair{std::move(value), std::move(gradients)};
+    }
   }
 
-  const F &function() const { return fn_; }
-  SplitOptions options() const { return options_; }
-
 private:
+  void checkArgnums(const std::vector<std::pair<std::string, interp::Tensor>> &leaves,
+                    const std::vector<size_t> &firstLeaf) const {
+    // Without argnums every leaf has an entry, integer ones (a cond's
+    // predicate, labels) a zero one; argnums selects float arguments only.
+    if constexpr (!std::is_same_v<Nums, AllArguments>) {
+      [&]<size_t... I>(Argnums<I...>) {
+        (detail::checkDifferentiable(leaves, firstLeaf[I], firstLeaf[I + 1]), ...);
+      }(Nums{});
+    }
+  }
+
+  /// The gradients among `outputs` (after the `first` primal results):
+  /// every leaf in order, or the argnums arguments' trees.
+  template <class... A>
+  static auto gradientsOf(const std::vector<interp::Tensor> &outputs, size_t first,
+                          const std::vector<size_t> &firstLeaf, const A &...args) {
+    if constexpr (std::is_same_v<Nums, AllArguments>) {
+      return std::vector<interp::Tensor>(outputs.begin() + static_cast<ptrdiff_t>(first),
+                                         outputs.end());
+    } else {
+      auto all = std::forward_as_tuple(args...);
+      auto treeOf = [&]<size_t I>(std::integral_constant<size_t, I>) {
+        const auto &arg = std::get<I>(all);
+        LeafCursorOf<interp::Tensor> cursor{outputs, first + firstLeaf[I]};
+        return Tree<std::remove_cvref_t<decltype(arg)>>::rebuild(arg, cursor);
+      };
+      return [&]<size_t... I>(Argnums<I...>) {
+        if constexpr (sizeof...(I) == 1)
+          return treeOf(std::integral_constant<size_t, I>{}...);
+        else
+          return std::tuple{treeOf(std::integral_constant<size_t, I>{})...};
+      }(Nums{});
+    }
+  }
+
   F fn_;
-  SplitOptions options_;
+  GradOptions options_;
 };
 
-/// jax.grad: the gradients of `value_and_grad`.
-template <class F>
-class Grad {
+/// jax.grad: the gradients of `value_and_grad` (with has_aux: {grads, aux}).
+template <class F, class Nums = AllArguments, bool Aux = false>
+class Grad : public detail::InterpretedCall<Grad<F, Nums, Aux>> {
 public:
-  explicit Grad(F fn, SplitOptions options = {}) : inner_(std::move(fn), options) {}
-  template <class... Ts>
-  std::vector<interp::Tensor> operator()(const Ts &...args) const {
-    return inner_(args...).second;
+  using IsGradTransform = void;
+  explicit Grad(F fn, GradOptions options = {}) : inner_(std::move(fn), std::move(options)) {}
+
+  template <class Backend, class... A>
+  auto apply(Backend &backend, const A &...args) const {
+    auto [value, grads] = inner_.apply(backend, args...);
+    if constexpr (Aux)
+      return std::pair{std::move(grads), std::move(value.second)};
+    else
+      return grads;
   }
-  const ValueAndGrad<F> &value_and_grad() const { return inner_; }
 
 private:
-  ValueAndGrad<F> inner_;
+  ValueAndGrad<F, Nums, Aux> inner_;
 };
 
 template <class F>
-ValueAndGrad<F> value_and_grad(F fn, SplitOptions options = {}) {
-  return ValueAndGrad<F>(std::move(fn), options);
+auto value_and_grad(F fn, GradOptions options = {}) {
+  return ValueAndGrad<F>(std::move(fn), std::move(options));
+}
+template <class F, size_t... I>
+auto value_and_grad(F fn, Argnums<I...>, GradOptions options = {}) {
+  return ValueAndGrad<F, Argnums<I...>>(std::move(fn), std::move(options));
+}
+template <class F, size_t... I>
+auto value_and_grad(F fn, Argnums<I...>, HasAux, GradOptions options = {}) {
+  return ValueAndGrad<F, Argnums<I...>, true>(std::move(fn), std::move(options));
 }
 template <class F>
-Grad<F> grad(F fn, SplitOptions options = {}) {
-  return Grad<F>(std::move(fn), options);
+auto grad(F fn, GradOptions options = {}) {
+  return Grad<F>(std::move(fn), std::move(options));
+}
+template <class F, size_t... I>
+auto grad(F fn, Argnums<I...>, GradOptions options = {}) {
+  return Grad<F, Argnums<I...>>(std::move(fn), std::move(options));
+}
+template <class F, size_t... I>
+auto grad(F fn, Argnums<I...>, HasAux, GradOptions options = {}) {
+  return Grad<F, Argnums<I...>, true>(std::move(fn), std::move(options));
 }
 
 } // namespace cotangent

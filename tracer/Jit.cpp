@@ -16,9 +16,8 @@ CompiledFunction::CompiledFunction(Traced traced, std::string entry)
   compile(traced_->module());
 }
 
-CompiledFunction::CompiledFunction(Split split, std::string entry, bool dropFirst)
-    : split_(std::make_unique<Split>(std::move(split))), entry_(std::move(entry)),
-      dropFirst_(dropFirst) {
+CompiledFunction::CompiledFunction(Split split, std::string entry)
+    : split_(std::make_unique<Split>(std::move(split))), entry_(std::move(entry)) {
   compile(split_->module());
 }
 
@@ -44,10 +43,7 @@ std::vector<interp::Tensor> CompiledFunction::call(const std::vector<interp::Ten
   stats.liveBytes = result->stats.liveBytes;
   stats.peakBytes = result->stats.peakBytes;
   seconds = result->seconds;
-  std::vector<interp::Tensor> out = std::move(result->results);
-  if (dropFirst_)
-    out.erase(out.begin());
-  return out;
+  return std::move(result->results);
 }
 
 std::string signatureKey(const std::vector<interp::Tensor> &args) {
@@ -55,6 +51,20 @@ std::string signatureKey(const std::vector<interp::Tensor> &args) {
   for (const interp::Tensor &t : args)
     key += mlir::cotangent::shortTypeName(t.getType()) + ",";
   return key;
+}
+
+JitGrad::Entry &JitGrad::lookup(const std::vector<LeafSignature> &signature) {
+  std::string key = signatureKey(signature);
+  auto it = cache_.find(key);
+  if (it != cache_.end())
+    return it->second;
+  if (cache_.empty())
+    first_ = signature;
+  else if (!recompile_)
+    throw TraceError("jit: the arguments differ from the tree this function was compiled for "
+                     "(recompile is off):\n" +
+                     describeMismatch(first_, signature));
+  return cache_[key];
 }
 
 } // namespace cotangent::detail

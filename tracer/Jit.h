@@ -27,8 +27,7 @@ namespace detail {
 class CompiledFunction {
 public:
   CompiledFunction(Traced traced, std::string entry);
-  /// `dropFirst` drops the entry's first result (grad: value_and_grad's value).
-  CompiledFunction(Split split, std::string entry, bool dropFirst);
+  CompiledFunction(Split split, std::string entry);
   ~CompiledFunction();
   std::vector<interp::Tensor> call(const std::vector<interp::Tensor> &args,
                                    interp::MemoryStats &stats, double &seconds);
@@ -40,7 +39,6 @@ private:
   struct Compiled;
   std::unique_ptr<Compiled> compiled_;
   std::string entry_;
-  bool dropFirst_ = false;
 };
 
 /// "f32[5,4],f32[4]": one compiled function per argument signature.
@@ -64,45 +62,71 @@ struct Stager {
                                               "jit");
   }
 };
-template <class F, bool Grads>
-std::unique_ptr<CompiledFunction> stageSplit(const ValueAndGrad<F> &vg, auto const &...args) {
-  Split split(trace(jitOptions(args...), vg.function(), specOf(args)...), vg.options());
-  if (!split.value_and_grad())
-    throw TraceError("jit(grad): the function must return one scalar float tensor");
-  return std::make_unique<CompiledFunction>(std::move(split), "jit_value_and_grad", Grads);
-}
-template <class F>
-struct Stager<ValueAndGrad<F>> {
-  template <class... Ts>
-  static std::unique_ptr<CompiledFunction> stage(const ValueAndGrad<F> &vg, const Ts &...args) {
-    return stageSplit<F, false>(vg, args...);
+/// Runs a grad transform's split compiled, once per argument tree (its
+/// structure, shapes and dtypes).
+class JitGrad {
+public:
+  static constexpr bool compiles = true;
+  JitGrad(bool recompile, interp::MemoryStats &stats, double &seconds)
+      : recompile_(recompile), stats_(stats), seconds_(seconds) {}
+
+  template <class Stage>
+  std::pair<std::vector<interp::Tensor>, const StagedGrad *>
+  run(const std::vector<LeafSignature> &signature, std::vector<interp::Tensor> inputs,
+      Stage &&stage) {
+    Entry &entry = lookup(signature);
+    if (!entry.compiled) {
+      auto [split, staged] = stage();
+      entry.staged = std::move(staged);
+      entry.compiled = std::make_unique<CompiledFunction>(std::move(split), entry.staged.entry);
+    }
+    std::vector<interp::Tensor> seeds = gradSeeds(entry.staged);
+    inputs.insert(inputs.end(), seeds.begin(), seeds.end());
+    return {entry.compiled->call(inputs, stats_, seconds_), &entry.staged};
   }
-};
-template <class F>
-struct Stager<Grad<F>> {
-  template <class... Ts>
-  static std::unique_ptr<CompiledFunction> stage(const Grad<F> &g, const Ts &...args) {
-    return stageSplit<F, true>(g.value_and_grad(), args...);
-  }
+
+private:
+  struct Entry {
+    StagedGrad staged;
+    std::unique_ptr<CompiledFunction> compiled;
+  };
+  /// The cache entry for `signature` (new and empty when first seen); throws
+  /// naming the differing leaves when recompiling is off.
+  Entry &lookup(const std::vector<LeafSignature> &signature);
+
+  bool recompile_;
+  std::vector<LeafSignature> first_;
+  std::map<std::string, Entry> cache_;
+  interp::MemoryStats &stats_;
+  double &seconds_;
 };
 
 } // namespace detail
 
+struct JitOptions {
+  /// Compile again for an argument tree of another structure, shape or
+  /// dtype (as jax.jit retraces). Off: only the first call's tree is
+  /// accepted, and any other throws naming the leaves that differ, e.g.
+  /// "params['Dense_0']['kernel']: expected f32[512,2048], got f32[512,1024]".
+  bool recompile = true;
+};
+
 /// `f` compiled for the CPU, once per argument signature. The arguments'
-/// MLIRContext must outlive it (the compiled modules live there).
+/// MLIRContext must outlive it (the compiled modules live there). A grad
+/// transform takes and returns trees (Autodiff.h); any other function
+/// takes interp::Tensors and returns its results' leaves.
 template <class F>
 class Jitted {
 public:
-  explicit Jitted(F fn) : fn_(std::move(fn)) {}
+  explicit Jitted(F fn, JitOptions options = {})
+      : fn_(std::move(fn)), grads_(options.recompile, stats_, seconds_) {}
 
   template <class... Ts>
-  std::vector<interp::Tensor> operator()(const Ts &...args) {
-    std::vector<interp::Tensor> flat{args...};
-    std::string key = detail::signatureKey(flat);
-    auto &compiled = cache_[key];
-    if (!compiled)
-      compiled = detail::Stager<F>::stage(fn_, args...);
-    return compiled->call(flat, stats_, seconds_);
+  auto operator()(const Ts &...args) {
+    if constexpr (requires { typename F::IsGradTransform; })
+      return fn_.apply(grads_, args...);
+    else
+      return call(args...);
   }
 
   /// Bytes the compiled code allocated in the last call (arguments not counted).
@@ -111,15 +135,26 @@ public:
   double last_seconds() const { return seconds_; }
 
 private:
+  template <class... Ts>
+  std::vector<interp::Tensor> call(const Ts &...args) {
+    std::vector<interp::Tensor> flat{args...};
+    std::string key = detail::signatureKey(flat);
+    auto &compiled = cache_[key];
+    if (!compiled)
+      compiled = detail::Stager<F>::stage(fn_, args...);
+    return compiled->call(flat, stats_, seconds_);
+  }
+
   F fn_;
   std::map<std::string, std::unique_ptr<detail::CompiledFunction>> cache_;
   interp::MemoryStats stats_;
   double seconds_ = 0;
+  detail::JitGrad grads_; // after stats_ and seconds_, which it refers to
 };
 
 template <class F>
-Jitted<F> jit(F fn) {
-  return Jitted<F>(std::move(fn));
+Jitted<F> jit(F fn, JitOptions options = {}) {
+  return Jitted<F>(std::move(fn), options);
 }
 
 } // namespace cotangent

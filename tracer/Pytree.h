@@ -1,9 +1,9 @@
 //===- Pytree.h - structured arguments and results ---------------*- C++ -*-===//
 //
 // JAX flattens pytrees of arrays into lists of leaves; so does the tracer.
-// A tree is a leaf (`Tensor`, or `Spec` for a function's abstract arguments),
-// `None`, or a std::vector, std::tuple, std::pair or std::map<std::string, .>
-// of trees. Every leaf has a path printed in JAX's keystr style
+// A tree is a leaf (`Tensor`, `Spec` for a function's abstract arguments,
+// or a concrete `interp::Tensor`: ValueTree.h), `None`, or a std::vector,
+// std::tuple, std::pair or std::map<std::string, .> of trees. Every leaf has a path printed in JAX's keystr style
 // (`params['w1']`, `xs[0]`), which names function arguments and results.
 //
 //===----------------------------------------------------------------------===//
@@ -26,6 +26,7 @@ template <class T>
 struct Tree {
   static constexpr bool isTensorTree = false;
   static constexpr bool isSpecTree = false;
+  static constexpr bool isValueTree = false;
 };
 
 /// A structure of Tensors (None counts, as in JAX).
@@ -35,29 +36,42 @@ concept TensorTree = Tree<std::remove_cvref_t<T>>::isTensorTree;
 template <class T>
 concept SpecTree = Tree<std::remove_cvref_t<T>>::isSpecTree;
 
-/// A flat list of the leaves of tensor trees, with a read position.
-struct LeafCursor {
-  const std::vector<Tensor> &leaves;
+/// A structure of concrete tensors (ValueTree.h).
+template <class T>
+concept ValueTree = Tree<std::remove_cvref_t<T>>::isValueTree;
+
+/// A flat list of leaves, with a read position. `rebuild` puts them into a
+/// tree shaped like another one, whatever that one's leaves are: a tree of
+/// Tensors and a list of interp::Tensors give the same tree of values.
+template <class Leaf>
+struct LeafCursorOf {
+  const std::vector<Leaf> &leaves;
   size_t next = 0;
-  const Tensor &take() { return leaves.at(next++); }
+  const Leaf &take() { return leaves.at(next++); }
 };
+using LeafCursor = LeafCursorOf<Tensor>;
 
 template <>
 struct Tree<Tensor> {
   static constexpr bool isTensorTree = true;
   static constexpr bool isSpecTree = false;
+  static constexpr bool isValueTree = false;
   using Traced = Tensor; // unused: keeps containers' Traced aliases well-formed
   template <class Fn>
   static void forEach(const Tensor &t, const std::string &path, Fn &&fn) {
     fn(path, t);
   }
-  static Tensor rebuild(const Tensor &, LeafCursor &c) { return c.take(); }
+  template <class C>
+  static auto rebuild(const Tensor &, C &c) {
+    return std::remove_cvref_t<decltype(c.take())>(c.take());
+  }
 };
 
 template <>
 struct Tree<Spec> {
   static constexpr bool isTensorTree = false;
   static constexpr bool isSpecTree = true;
+  static constexpr bool isValueTree = false;
   using Traced = Tensor;
   template <class Fn>
   static Tensor materialize(const Spec &s, const std::string &path, Fn &&leaf) {
@@ -69,10 +83,12 @@ template <>
 struct Tree<None> {
   static constexpr bool isTensorTree = true;
   static constexpr bool isSpecTree = true;
+  static constexpr bool isValueTree = true;
   using Traced = None;
   template <class Fn>
   static void forEach(const None &, const std::string &, Fn &&) {}
-  static None rebuild(const None &, LeafCursor &) { return {}; }
+  template <class C>
+  static None rebuild(const None &, C &) { return {}; }
   template <class Fn>
   static None materialize(const None &, const std::string &, Fn &&) {
     return {};
@@ -83,13 +99,15 @@ template <class T>
 struct Tree<std::vector<T>> {
   static constexpr bool isTensorTree = Tree<T>::isTensorTree;
   static constexpr bool isSpecTree = Tree<T>::isSpecTree;
+  static constexpr bool isValueTree = Tree<T>::isValueTree;
   template <class Fn>
   static void forEach(const std::vector<T> &v, const std::string &path, Fn &&fn) {
     for (size_t i = 0; i < v.size(); ++i)
       Tree<T>::forEach(v[i], path + "[" + std::to_string(i) + "]", fn);
   }
-  static std::vector<T> rebuild(const std::vector<T> &like, LeafCursor &c) {
-    std::vector<T> out;
+  template <class C>
+  static auto rebuild(const std::vector<T> &like, C &c) {
+    std::vector<decltype(Tree<T>::rebuild(std::declval<const T &>(), c))> out;
     for (const T &x : like)
       out.push_back(Tree<T>::rebuild(x, c));
     return out;
@@ -109,6 +127,7 @@ struct Tree<std::map<std::string, T>> {
   using Map = std::map<std::string, T>;
   static constexpr bool isTensorTree = Tree<T>::isTensorTree;
   static constexpr bool isSpecTree = Tree<T>::isSpecTree;
+  static constexpr bool isValueTree = Tree<T>::isValueTree;
   static std::string key(const std::string &path, const std::string &k) {
     return path + "['" + k + "']";
   }
@@ -117,8 +136,9 @@ struct Tree<std::map<std::string, T>> {
     for (const auto &[k, v] : m)
       Tree<T>::forEach(v, key(path, k), fn);
   }
-  static Map rebuild(const Map &like, LeafCursor &c) {
-    Map out;
+  template <class C>
+  static auto rebuild(const Map &like, C &c) {
+    std::map<std::string, decltype(Tree<T>::rebuild(std::declval<const T &>(), c))> out;
     for (const auto &[k, v] : like)
       out.emplace(k, Tree<T>::rebuild(v, c));
     return out;
@@ -138,6 +158,7 @@ struct Tree<std::tuple<T...>> {
   using Tup = std::tuple<T...>;
   static constexpr bool isTensorTree = (Tree<T>::isTensorTree && ...);
   static constexpr bool isSpecTree = (Tree<T>::isSpecTree && ...);
+  static constexpr bool isValueTree = (Tree<T>::isValueTree && ...);
   static std::string at(const std::string &path, size_t i) {
     return path + "[" + std::to_string(i) + "]";
   }
@@ -147,10 +168,12 @@ struct Tree<std::tuple<T...>> {
       (Tree<T>::forEach(std::get<I>(t), at(path, I), fn), ...);
     }(std::index_sequence_for<T...>{});
   }
-  static Tup rebuild(const Tup &like, LeafCursor &c) {
+  template <class C>
+  static auto rebuild(const Tup &like, C &c) {
     // Braced initialization evaluates left to right, keeping the leaf order.
     return [&]<size_t... I>(std::index_sequence<I...>) {
-      return Tup{Tree<T>::rebuild(std::get<I>(like), c)...};
+      return std::tuple<decltype(Tree<T>::rebuild(std::get<I>(like), c))...>{
+          Tree<T>::rebuild(std::get<I>(like), c)...};
     }(std::index_sequence_for<T...>{});
   }
   template <class Fn>
@@ -168,15 +191,17 @@ struct Tree<std::pair<A, B>> {
   using Pair = std::pair<A, B>;
   static constexpr bool isTensorTree = Tree<A>::isTensorTree && Tree<B>::isTensorTree;
   static constexpr bool isSpecTree = Tree<A>::isSpecTree && Tree<B>::isSpecTree;
+  static constexpr bool isValueTree = Tree<A>::isValueTree && Tree<B>::isValueTree;
   template <class Fn>
   static void forEach(const Pair &p, const std::string &path, Fn &&fn) {
     Tree<A>::forEach(p.first, path + "[0]", fn);
     Tree<B>::forEach(p.second, path + "[1]", fn);
   }
-  static Pair rebuild(const Pair &like, LeafCursor &c) {
-    A a = Tree<A>::rebuild(like.first, c);
-    B b = Tree<B>::rebuild(like.second, c);
-    return {std::move(a), std::move(b)};
+  template <class C>
+  static auto rebuild(const Pair &like, C &c) {
+    auto a = Tree<A>::rebuild(like.first, c);
+    auto b = Tree<B>::rebuild(like.second, c);
+    return std::pair{std::move(a), std::move(b)};
   }
   template <class Fn>
   static auto materialize(const Pair &p, const std::string &path, Fn &&leaf) {

@@ -99,6 +99,11 @@ decltype(auto) materializeArgument(TraceSession &session, const A &arg, size_t i
   }
 }
 
+/// What a traced function receives for an argument of type A.
+template <class A>
+using TracedArg = std::remove_cvref_t<decltype(materializeArgument(
+    std::declval<TraceSession &>(), std::declval<const A &>(), size_t{0}))>;
+
 template <class F, class... Args, size_t... Is>
 Traced runTraceIndexed(const TraceOptions &opts, const F &fn, const SrcLoc &loc,
                        std::index_sequence<Is...>, const Args &...args) {
