@@ -94,6 +94,13 @@ std::vector<interp::Tensor> evaluate(const Split &split, func::FuncOp fn,
 
 namespace detail {
 
+std::vector<interp::Tensor> FlatArguments::values() const {
+  std::vector<interp::Tensor> out;
+  for (const auto &leaf : leaves)
+    out.push_back(leaf.second);
+  return out;
+}
+
 std::vector<interp::Tensor> gradSeeds(const StagedGrad &staged) {
   std::vector<interp::Tensor> seeds;
   if (!staged.seeded)

@@ -132,6 +132,38 @@ void checkDifferentiable(const std::vector<std::pair<std::string, interp::Tensor
 /// and, without has_aux, nothing else; fills `staged` from it.
 void describeGradResults(const Split &split, bool hasAux, StagedGrad &staged);
 
+/// The leaves of a call's arguments, named by their paths under the
+/// arguments' names (`opts.arg_names`, else args[i]); static arguments
+/// have none.
+struct FlatArguments {
+  std::vector<std::pair<std::string, interp::Tensor>> leaves;
+  std::vector<size_t> firstLeaf; // per argument, then the end
+  std::vector<interp::Tensor> values() const;
+};
+
+/// Flattens the arguments and points `opts.context` at theirs, so that the
+/// trace's types and the results' outlive the call. Throws if no argument
+/// holds a tensor.
+template <class... A>
+FlatArguments flattenArguments(TraceOptions &opts, const A &...args) {
+  FlatArguments flat;
+  size_t index = 0;
+  auto collect = [&](const auto &arg) {
+    flat.firstLeaf.push_back(flat.leaves.size());
+    if constexpr (ValueTree<decltype(arg)>) {
+      auto mine = flattenValues(arg, argumentName(opts, index));
+      flat.leaves.insert(flat.leaves.end(), mine.begin(), mine.end());
+    }
+    ++index;
+  };
+  (collect(args), ...);
+  flat.firstLeaf.push_back(flat.leaves.size());
+  if (flat.leaves.empty())
+    throw TraceError(opts.name + ": no argument holds a tensor");
+  opts.context = flat.leaves.front().second.getType().getContext();
+  return flat;
+}
+
 /// Runs each call's trace through the reference interpreter.
 class InterpretGrad {
 public:
@@ -199,29 +231,11 @@ public:
     static_assert(!Backend::compiles || (ValueTree<A> && ...),
                   "jit: every argument must be a tree of interp::Tensors");
     TraceOptions opts{.name = Backend::compiles ? "jit" : "main", .arg_names = options_.arg_names};
-    std::vector<std::pair<std::string, interp::Tensor>> leaves;
-    std::vector<size_t> firstLeaf; // per argument, then the end
-    size_t index = 0;
-    auto collect = [&](const auto &arg) {
-      firstLeaf.push_back(leaves.size());
-      if constexpr (ValueTree<decltype(arg)>) {
-        auto mine = flattenValues(arg, detail::argumentName(opts, index));
-        leaves.insert(leaves.end(), mine.begin(), mine.end());
-      }
-      ++index;
-    };
-    (collect(args), ...);
-    firstLeaf.push_back(leaves.size());
-    if (leaves.empty())
-      throw TraceError("grad: no argument holds a tensor");
-    // Trace in the arguments' context, so that their types and the results'
-    // outlive this call.
-    opts.context = leaves.front().second.getType().getContext();
+    detail::FlatArguments flat = detail::flattenArguments(opts, args...);
+    const auto &leaves = flat.leaves;
+    const auto &firstLeaf = flat.firstLeaf;
     checkArgnums(leaves, firstLeaf);
-
-    std::vector<interp::Tensor> inputs;
-    for (const auto &leaf : leaves)
-      inputs.push_back(leaf.second);
+    std::vector<interp::Tensor> inputs = flat.values();
     auto stage = [&] {
       detail::StagedGrad staged;
       auto traced = [&](auto &...a) {

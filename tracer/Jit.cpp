@@ -46,14 +46,8 @@ std::vector<interp::Tensor> CompiledFunction::call(const std::vector<interp::Ten
   return std::move(result->results);
 }
 
-std::string signatureKey(const std::vector<interp::Tensor> &args) {
-  std::string key;
-  for (const interp::Tensor &t : args)
-    key += mlir::cotangent::shortTypeName(t.getType()) + ",";
-  return key;
-}
 
-JitGrad::Entry &JitGrad::lookup(const std::vector<LeafSignature> &signature) {
+JitCache::Entry &JitCache::lookup(const std::vector<LeafSignature> &signature) {
   std::string key = signatureKey(signature);
   auto it = cache_.find(key);
   if (it != cache_.end())

@@ -41,34 +41,21 @@ private:
   std::string entry_;
 };
 
-/// "f32[5,4],f32[4]": one compiled function per argument signature.
-std::string signatureKey(const std::vector<interp::Tensor> &args);
-
-/// Traces in the arguments' context, so that their types match the module's.
-template <class... Ts>
-TraceOptions jitOptions(const Ts &...args) {
-  TraceOptions opts;
-  opts.name = "jit";
-  ((opts.context = args.getType().getContext()), ...);
-  return opts;
-}
-
-/// How each transform is staged: what to compile and which entry to call.
-template <class F>
-struct Stager {
-  template <class... Ts>
-  static std::unique_ptr<CompiledFunction> stage(const F &fn, const Ts &...args) {
-    return std::make_unique<CompiledFunction>(trace(jitOptions(args...), fn, specOf(args)...),
-                                              "jit");
-  }
-};
-/// Runs a grad transform's split compiled, once per argument tree (its
-/// structure, shapes and dtypes).
-class JitGrad {
+/// Compiled code, once per argument tree (its structure, shapes and
+/// dtypes); as a grad transform's backend, runs the split compiled.
+class JitCache {
 public:
   static constexpr bool compiles = true;
-  JitGrad(bool recompile, interp::MemoryStats &stats, double &seconds)
+  JitCache(bool recompile, interp::MemoryStats &stats, double &seconds)
       : recompile_(recompile), stats_(stats), seconds_(seconds) {}
+
+  struct Entry {
+    StagedGrad staged;
+    std::unique_ptr<CompiledFunction> compiled;
+  };
+  /// The entry for `signature` (new and empty when first seen); throws
+  /// naming the differing leaves when recompiling is off.
+  Entry &lookup(const std::vector<LeafSignature> &signature);
 
   template <class Stage>
   std::pair<std::vector<interp::Tensor>, const StagedGrad *>
@@ -86,14 +73,6 @@ public:
   }
 
 private:
-  struct Entry {
-    StagedGrad staged;
-    std::unique_ptr<CompiledFunction> compiled;
-  };
-  /// The cache entry for `signature` (new and empty when first seen); throws
-  /// naming the differing leaves when recompiling is off.
-  Entry &lookup(const std::vector<LeafSignature> &signature);
-
   bool recompile_;
   std::vector<LeafSignature> first_;
   std::map<std::string, Entry> cache_;
@@ -112,19 +91,19 @@ struct JitOptions {
 };
 
 /// `f` compiled for the CPU, once per argument signature. The arguments'
-/// MLIRContext must outlive it (the compiled modules live there). A grad
-/// transform takes and returns trees (Autodiff.h); any other function
-/// takes interp::Tensors and returns its results' leaves.
+/// MLIRContext must outlive it (the compiled modules live there). Arguments
+/// are trees of interp::Tensors; a grad transform returns trees
+/// (Autodiff.h), any other function its results' leaves in order.
 template <class F>
 class Jitted {
 public:
   explicit Jitted(F fn, JitOptions options = {})
-      : fn_(std::move(fn)), grads_(options.recompile, stats_, seconds_) {}
+      : fn_(std::move(fn)), cache_(options.recompile, stats_, seconds_) {}
 
   template <class... Ts>
   auto operator()(const Ts &...args) {
     if constexpr (requires { typename F::IsGradTransform; })
-      return fn_.apply(grads_, args...);
+      return fn_.apply(cache_, args...);
     else
       return call(args...);
   }
@@ -137,19 +116,19 @@ public:
 private:
   template <class... Ts>
   std::vector<interp::Tensor> call(const Ts &...args) {
-    std::vector<interp::Tensor> flat{args...};
-    std::string key = detail::signatureKey(flat);
-    auto &compiled = cache_[key];
-    if (!compiled)
-      compiled = detail::Stager<F>::stage(fn_, args...);
-    return compiled->call(flat, stats_, seconds_);
+    static_assert((ValueTree<Ts> && ...), "jit: every argument must be a tree of interp::Tensors");
+    TraceOptions opts{.name = "jit"};
+    detail::FlatArguments flat = detail::flattenArguments(opts, args...);
+    detail::JitCache::Entry &entry = cache_.lookup(signatureOf(flat.leaves));
+    if (!entry.compiled)
+      entry.compiled = std::make_unique<detail::CompiledFunction>(trace(opts, fn_, args...), "jit");
+    return entry.compiled->call(flat.values(), stats_, seconds_);
   }
 
   F fn_;
-  std::map<std::string, std::unique_ptr<detail::CompiledFunction>> cache_;
   interp::MemoryStats stats_;
   double seconds_ = 0;
-  detail::JitGrad grads_; // after stats_ and seconds_, which it refers to
+  detail::JitCache cache_; // after stats_ and seconds_, which it refers to
 };
 
 template <class F>

@@ -12,14 +12,13 @@ patterns (so the comparison can be exact) and as decimals (for reading).
   gen_random_reference.py [--out FILE]     write the reference (default: beside this script)
   gen_random_reference.py --check FILE     regenerate and compare with FILE; exit 1 on a difference
 """
-import argparse
-import json
-import os
 import sys
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+import reference_file
 
 SEEDS = [0, 1, 42, 2**31 - 1, -1, 2**40 + 3]
 SHAPES = [(1,), (7,), (3, 4), (2, 3, 5), (64,)]
@@ -71,30 +70,12 @@ def cases():
     return out
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=os.path.join(here, "reference", "random.json"))
-    parser.add_argument("--check", metavar="FILE")
-    args = parser.parse_args()
-    doc = {"generator": "test/jax/gen_random_reference.py", "jax": jax.__version__,
-           "threefry_partitionable": bool(jax.config.jax_threefry_partitionable),
-           "cases": cases()}
-    if args.check:
-        with open(args.check) as f:
-            old = json.load(f)
-        if old["cases"] != doc["cases"]:
-            print(f"{args.check}: differs from what JAX {jax.__version__} draws now",
-                  file=sys.stderr)
-            return 1
-        print(f"{args.check}: {len(doc['cases'])} cases as JAX {jax.__version__} draws them")
-        return 0
-    with open(args.out, "w") as f:
-        json.dump(doc, f, indent=None, separators=(",", ":"))
-        f.write("\n")
-    print(f"wrote {args.out}: {len(doc['cases'])} cases")
-    return 0
+def document():
+    return {"generator": "test/jax/gen_random_reference.py", "jax": jax.__version__,
+            "threefry_partitionable": bool(jax.config.jax_threefry_partitionable),
+            "cases": cases()}
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(reference_file.main(document, "random.json", f"JAX {jax.__version__}",
+                                 __doc__.splitlines()[0]))

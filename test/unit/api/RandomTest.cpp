@@ -3,14 +3,12 @@
 // keys, splits, folds, bits, uniform and bernoulli bit for bit; normal and
 // truncated_normal within kNormalUlps (erf_inv goes through log1p, which XLA
 // computes its own way).
-#include "tracer/Random.h"
+#include "JaxReference.h"
+
 #include "tracer/Errors.h"
+#include "tracer/Random.h"
 
-#include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "mlir/IR/MLIRContext.h"
-
-#include <catch2/catch.hpp>
 
 #include <bit>
 #include <cmath>
@@ -22,27 +20,10 @@ namespace {
 // Measured against JAX 0.10.2 on x86-64: at most 5 ulps, 88% bit-exact.
 constexpr int64_t kNormalUlps = 6;
 
-llvm::json::Value loadReference() {
-  auto buffer = llvm::MemoryBuffer::getFile(COTANGENT_RANDOM_REFERENCE);
-  REQUIRE(buffer);
-  auto parsed = llvm::json::parse((*buffer)->getBuffer());
-  REQUIRE(static_cast<bool>(parsed));
-  return std::move(*parsed);
-}
-
-const llvm::json::Array &cases() {
-  static llvm::json::Value doc = loadReference();
-  return *doc.getAsObject()->getArray("cases");
-}
-
-int64_t integer(const llvm::json::Object &o, llvm::StringRef key) { return *o.getInteger(key); }
-
-std::vector<int64_t> integers(const llvm::json::Object &o, llvm::StringRef key) {
-  std::vector<int64_t> out;
-  for (const llvm::json::Value &v : *o.getArray(key))
-    out.push_back(*v.getAsInteger());
-  return out;
-}
+const llvm::json::Array &cases() { return jaxref::cases(COTANGENT_RANDOM_REFERENCE); }
+using jaxref::integer;
+using jaxref::integers;
+using jaxref::ulpDistance;
 
 random::Key keyOf(const std::vector<int64_t> &words) {
   return {static_cast<uint32_t>(words.at(0)), static_cast<uint32_t>(words.at(1))};
@@ -55,15 +36,6 @@ random::Key drawKey(const llvm::json::Object &o) {
 }
 
 Shape shapeOf(const llvm::json::Object &o) { return integers(o, "shape"); }
-
-/// How many float32 values lie between a and b (0: the same bits).
-int64_t ulpDistance(float a, float b) {
-  auto ordered = [](float f) {
-    auto i = std::bit_cast<int32_t>(f);
-    return i < 0 ? int64_t{INT32_MIN} - i : int64_t{i};
-  };
-  return std::llabs(ordered(a) - ordered(b));
-}
 
 /// Compares a float32 draw with the reference's bit patterns; returns the
 /// largest distance in ulps.

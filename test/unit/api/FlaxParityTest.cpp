@@ -1,0 +1,160 @@
+// nn:: layers against Flax (test/jax/reference/flax.json, written by
+// test/jax/gen_flax_reference.py): the seed exercise's nn.checkpoint(MLP)
+// over 24 keys and shapes, Dense, LayerNorm and Embed. Initialized
+// parameters and forward outputs equal Flax's within 1e-6 (relative, or
+// absolute below 1), the forward both through the interpreter and compiled.
+#include "JaxReference.h"
+#include "SeedMlp.h"
+
+#include "tracer/Jit.h"
+#include "tracer/Layers.h"
+#include "tracer/Module.h"
+#include "tracer/Nn.h"
+
+#include <cmath>
+
+using namespace cotangent;
+using examples::MLP;
+using nn::Dict;
+
+namespace {
+
+const llvm::json::Array &cases() { return jaxref::cases(COTANGENT_FLAX_REFERENCE); }
+
+double worst = 0; // the largest difference seen, for the summary
+
+void checkClose(const interp::Tensor &got, const interp::Tensor &want) {
+  REQUIRE(got.getType() == want.getType());
+  for (int64_t i = 0; i < want.getNumElements(); ++i) {
+    double g = got.getDouble(i), w = want.getDouble(i);
+    double d = std::abs(g - w) / std::max(1.0, std::abs(w));
+    worst = std::max(worst, d);
+    CHECK(d <= 1e-6);
+  }
+}
+
+/// {"kernel": array, ...} as host tensors.
+Dict<interp::Tensor> leaves(mlir::MLIRContext &ctx, const llvm::json::Object &o) {
+  Dict<interp::Tensor> out;
+  for (const auto &[name, array] : o)
+    out.emplace(name.str(), jaxref::f32Array(ctx, *array.getAsObject()));
+  return out;
+}
+
+void checkParams(const Dict<interp::Tensor> &got, const Dict<interp::Tensor> &want) {
+  REQUIRE(got.size() == want.size());
+  for (const auto &[name, tensor] : want) {
+    INFO("parameter " << name);
+    REQUIRE(got.count(name));
+    checkClose(got.at(name), tensor);
+  }
+}
+
+/// `fn` on `args` through the reference interpreter.
+template <class F, class... A>
+std::vector<interp::Tensor> interpret(mlir::MLIRContext &ctx, const F &fn, const A &...args) {
+  TraceOptions opts{.name = "apply", .context = &ctx};
+  trace traced(opts, fn, args...);
+  std::vector<interp::Tensor> flat;
+  ((Tree<A>::forEach(args, "", [&](const std::string &, const interp::Tensor &t) {
+     flat.push_back(t);
+   })),
+   ...);
+  auto out = interp::run(traced.func(), flat);
+  REQUIRE(succeeded(out));
+  return *out;
+}
+
+} // namespace
+
+TEST_CASE("the seed exercise: nn.checkpoint(MLP) initializes and applies as in Flax",
+          "[flax][layers]") {
+  mlir::MLIRContext ctx;
+  size_t seen = 0;
+  for (const llvm::json::Value &c : cases()) {
+    const llvm::json::Object &o = *c.getAsObject();
+    if (*o.getString("kind") != "mlp")
+      continue;
+    ++seen;
+    int64_t seed = jaxref::integer(o, "seed"), features = jaxref::integer(o, "features");
+    interp::Tensor x = jaxref::f32Array(ctx, *o.getObject("x"));
+    INFO("seed " << seed << ", x " << x.getNumElements() << ", features " << features);
+
+    auto CkptMLP = nn::checkpoint<MLP>();
+    auto model = CkptMLP(features);
+    nn::Scope root(ctx, random::PRNGKey(seed));
+    Dict<Dict<interp::Tensor>> params = model.init(root, x.getNumElements());
+    const llvm::json::Object &want = *o.getObject("params");
+    REQUIRE(params.size() == want.size());
+    for (const auto &[layer, tensors] : want) {
+      INFO(layer.str());
+      checkParams(params.at(layer.str()), leaves(ctx, *tensors.getAsObject()));
+    }
+
+    interp::Tensor expected = jaxref::f32Array(ctx, *o.getObject("output"));
+    auto apply = [&](Dict<Dict<Tensor>> p, Tensor in) { return model(p, in); };
+    checkClose(interpret(ctx, apply, params, x).at(0), expected);
+    checkClose(jit(apply)(params, x).at(0), expected);
+  }
+  CHECK(seen >= 20);
+  WARN("worst relative difference from Flax so far: " << worst);
+}
+
+TEST_CASE("Dense, LayerNorm and Embed initialize and apply as in Flax", "[flax][layers]") {
+  mlir::MLIRContext ctx;
+  for (const llvm::json::Value &c : cases()) {
+    const llvm::json::Object &o = *c.getAsObject();
+    llvm::StringRef kind = *o.getString("kind");
+    if (kind == "mlp") // the test above
+      continue;
+    INFO(kind.str());
+    interp::Tensor expected = jaxref::f32Array(ctx, *o.getObject("output"));
+    Dict<interp::Tensor> want = leaves(ctx, *o.getObject("params"));
+    if (kind == "dense") {
+      nn::Dense dense{jaxref::integer(o, "features"), *o.getBoolean("use_bias")};
+      interp::Tensor x = jaxref::f32Array(ctx, *o.getObject("x"));
+      nn::Scope root(ctx, random::PRNGKey(jaxref::integer(o, "seed")));
+      Dict<interp::Tensor> params = dense.init(root, x.getShape().back());
+      checkParams(params, want);
+      auto apply = [&](Dict<Tensor> p, Tensor in) { return dense(p, in); };
+      checkClose(interpret(ctx, apply, params, x).at(0), expected);
+    } else if (kind == "layernorm") {
+      nn::LayerNorm norm;
+      interp::Tensor x = jaxref::f32Array(ctx, *o.getObject("x"));
+      nn::Scope root(ctx, random::PRNGKey(0));
+      Dict<interp::Tensor> fresh = norm.init(root, x.getShape().back());
+      CHECK(fresh.at("scale").getDouble(0) == 1.0);
+      CHECK(fresh.at("bias").getDouble(0) == 0.0);
+      auto apply = [&](Dict<Tensor> p, Tensor in) { return norm(p, in); };
+      checkClose(interpret(ctx, apply, want, x).at(0), expected);
+      checkClose(jit(apply)(want, x).at(0), expected);
+    } else if (kind == "embed") {
+      nn::Embed embed{jaxref::integer(o, "num_embeddings"), jaxref::integer(o, "features")};
+      nn::Scope root(ctx, random::PRNGKey(jaxref::integer(o, "seed")));
+      Dict<interp::Tensor> params = embed.init(root);
+      checkParams(params, want);
+      auto idsType = mlir::RankedTensorType::get(jaxref::integers(o, "ids_shape"),
+                                                 mlir::IntegerType::get(&ctx, 32));
+      interp::Tensor ids = interp::Tensor::fromInts(idsType, jaxref::integers(o, "ids"));
+      auto apply = [&](Dict<Tensor> p, Tensor in) { return embed(p, in); };
+      checkClose(interpret(ctx, apply, params, ids).at(0), expected);
+    }
+  }
+}
+
+TEST_CASE("a layer's parameters that do not fit are named", "[flax][layers][errors]") {
+  mlir::MLIRContext ctx;
+  nn::Scope root(ctx, random::PRNGKey(0));
+  Dict<interp::Tensor> params = nn::Dense{4}.init(root, 3);
+  interp::Tensor x = interp::Tensor::fromDoubles(
+      mlir::RankedTensorType::get({3}, mlir::Float32Type::get(&ctx)), {1, 2, 3});
+  auto wrongWidth = [](Dict<Tensor> p, Tensor in) { return nn::Dense{5}(p, in); };
+  CHECK_THROWS_WITH(interpret(ctx, wrongWidth, params, x),
+                    Catch::Contains("the kernel is f32[3,4], expected [in, 5]"));
+  params.erase("bias");
+  auto dense = [](Dict<Tensor> p, Tensor in) { return nn::Dense{4}(p, in); };
+  CHECK_THROWS_WITH(interpret(ctx, dense, params, x),
+                    Catch::Contains("the parameters have no 'bias' (they hold kernel)"));
+  CHECK_THROWS_WITH(nn::initializers::lecun_normal()(ctx, random::PRNGKey(0), {4}),
+                    Catch::Contains("needs a shape of rank 2 or more, got f32[4]"));
+}

@@ -1,0 +1,88 @@
+//===- Layers.h - flax.linen's layers ----------------------------*- C++ -*-===//
+//
+// Flax's layers with Flax's parameter names, shapes and default
+// initializers. A layer is a struct of its configuration with
+//
+//   Dict<interp::Tensor> init(Scope &scope, <input sizes>) const;  // Flax init
+//   Tensor operator()(const Dict<Tensor> &params, Tensor x) const; // Flax apply
+//
+// so that a model composes them the way a Flax @compact module does, each
+// submodule initialized in a child scope of Flax's default name:
+//
+//   struct MLP {
+//     int64_t features;
+//     Dict<Dict<interp::Tensor>> init(nn::Scope &scope, int64_t in) const {
+//       return {{"Dense_0", Dense{features}.init(scope.child("Dense_0"), in)},
+//               {"Dense_1", Dense{features}.init(scope.child("Dense_1"), features)}};
+//     }
+//     Tensor operator()(const Dict<Dict<Tensor>> &p, Tensor x) const { ... }
+//   };
+//   nn::Scope root(ctx, random::PRNGKey(0));
+//   auto params = MLP{4}.init(root, 6);   // Flax: MLP(4).init(key, x)["params"]
+//
+// Parameters are host tensors (interp::Tensor) after init; apply is traced,
+// so it runs through grad, jit and checkpoint (nn::checkpoint<MLP> keeps
+// init: Flax's nn.checkpoint leaves the parameters alone).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COTANGENT_TRACER_LAYERS_H
+#define COTANGENT_TRACER_LAYERS_H
+
+#include "tracer/Initializers.h"
+#include "tracer/Tensor.h"
+
+#include <map>
+#include <string>
+
+namespace cotangent::nn {
+
+template <class T>
+using Dict = std::map<std::string, T>;
+
+/// flax.linen.Dense: x . kernel + bias over x's last axis.
+struct Dense {
+  int64_t features;
+  bool use_bias = true;
+  Initializer kernel_init = initializers::lecun_normal();
+  Initializer bias_init = initializers::zeros();
+
+  /// {"kernel": f32[in_features, features], "bias": f32[features]}.
+  Dict<interp::Tensor> init(Scope &scope, int64_t in_features) const;
+  Tensor operator()(const Dict<Tensor> &params, const Tensor &x,
+                    SrcLoc loc = SrcLoc::current()) const;
+};
+
+/// flax.linen.LayerNorm over the last axis, Flax's arithmetic (variance as
+/// E[x^2] - E[x]^2, clamped at 0).
+struct LayerNorm {
+  double epsilon = 1e-6;
+  bool use_bias = true;
+  bool use_scale = true;
+  Initializer bias_init = initializers::zeros();
+  Initializer scale_init = initializers::ones();
+
+  /// {"scale": f32[features], "bias": f32[features]}.
+  Dict<interp::Tensor> init(Scope &scope, int64_t features) const;
+  Tensor operator()(const Dict<Tensor> &params, const Tensor &x,
+                    SrcLoc loc = SrcLoc::current()) const;
+};
+
+/// flax.linen.Embed: rows of an embedding table by integer id.
+struct Embed {
+  int64_t num_embeddings;
+  int64_t features;
+  Initializer embedding_init = initializers::variance_scaling(
+      1.0, initializers::FanMode::FanIn, initializers::Distribution::Normal, -2, 0);
+
+  /// {"embedding": f32[num_embeddings, features]}.
+  Dict<interp::Tensor> init(Scope &scope) const;
+  /// The rows of `ids` (any integer shape): one_hot(ids) . embedding, which
+  /// picks each row exactly and differentiates to a scatter-add.
+  Tensor operator()(const Dict<Tensor> &params, const Tensor &ids,
+                    SrcLoc loc = SrcLoc::current()) const;
+};
+
+} // namespace cotangent::nn
+
+#endif // COTANGENT_TRACER_LAYERS_H
