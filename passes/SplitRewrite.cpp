@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/SplitRewrite.h"
+#include "dialects/jx/JxOps.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -22,6 +23,33 @@ void mlir::cotangent::sortResiduals(SmallVectorImpl<Value> &values) {
       return cast<OpResult>(a).getResultNumber() < cast<OpResult>(b).getResultNumber();
     return opA->isBeforeInBlock(opB);
   });
+}
+
+/// The value whose buffer `v` is at run time.
+static Value storageOf(Value v) {
+  while (auto result = dyn_cast<OpResult>(v)) {
+    auto barrier = dyn_cast<jx::OptimizationBarrierOp>(result.getOwner());
+    if (!barrier)
+      break;
+    v = barrier->getOperand(result.getResultNumber());
+  }
+  return v;
+}
+
+void mlir::cotangent::mergeSharedStorage(SmallVectorImpl<Value> &ordered,
+                                         function_ref<StringRef(Value)> memoryKind,
+                                         function_ref<void(Value, Value)> merge) {
+  llvm::DenseMap<Value, Value> holder; // storage -> the residual kept for it
+  SmallVector<Value> kept;
+  for (Value v : ordered) {
+    auto [it, fresh] = holder.try_emplace(storageOf(v), v);
+    if (!fresh && memoryKind(it->second) == memoryKind(v)) {
+      merge(it->second, v);
+      continue;
+    }
+    kept.push_back(v);
+  }
+  ordered.assign(kept.begin(), kept.end());
 }
 
 bool mlir::cotangent::isArgumentFree(Value v) {

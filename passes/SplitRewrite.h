@@ -17,6 +17,15 @@ namespace mlir::cotangent {
 /// then intermediates in forward order. All values live in one block.
 void sortResiduals(SmallVectorImpl<Value> &values);
 
+/// Drops from `ordered` each residual whose run-time buffer an earlier one
+/// of the same memory kind already is, and hands (kept, dropped) to `merge`,
+/// which makes the backward use the kept one. A jx.optimization_barrier
+/// works in place, so its result i is its operand i's buffer: saving both
+/// (or two results of one operand) would report bytes the runtime never holds.
+void mergeSharedStorage(SmallVectorImpl<Value> &ordered,
+                        function_ref<StringRef(Value)> memoryKind,
+                        function_ref<void(Value kept, Value dropped)> merge);
+
 /// True for values that depend on no argument (constants and what is
 /// computed from them alone): the backward rebuilds them instead of saving them.
 bool isArgumentFree(Value v);

@@ -305,9 +305,17 @@ void Differentiator::finish(func::FuncOp fwd, func::FuncOp bwd) {
   for (auto &entry : residualArgs)
     ordered.push_back(entry.first);
   sortResiduals(ordered);
+  mergeSharedStorage(
+      ordered, [&](Value v) { return memoryKinds.lookup(v); },
+      [&](Value kept, Value dropped) {
+        residualArgs[dropped].replaceAllUsesWith(residualArgs[kept]);
+        for (Attribute stack : requesters[dropped])
+          if (!llvm::is_contained(requesters[kept], stack))
+            requesters[kept].push_back(stack);
+      });
   for (auto [i, v] : llvm::enumerate(ordered))
     residualArgs[v].replaceAllUsesWith(bwdBody.insertArgument(i, v.getType(), v.getLoc()));
-  for (size_t i = 0; i < ordered.size(); ++i)
+  for (size_t i = 0; i < residualArgs.size(); ++i) // every placeholder, merged ones too
     bwdBody.eraseArgument(bwdBody.getNumArguments() - 1);
   bwd.setFunctionType(FunctionType::get(bwd.getContext(), bwdBody.getArgumentTypes(),
                                         bwdBody.getTerminator()->getOperandTypes()));

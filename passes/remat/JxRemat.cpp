@@ -559,6 +559,9 @@ void Rematerializer::finish() {
   for (auto &entry : residuals)
     ordered.push_back(entry.first);
   sortResiduals(ordered);
+  mergeSharedStorage(
+      ordered, [&](Value v) { return memoryKinds.lookup(v); },
+      [&](Value kept, Value dropped) { residuals[dropped].replaceAllUsesWith(residuals[kept]); });
 
   // Arguments are now [old residuals][cotangents][residuals added by
   // rebuilds]. Put fresh ones in front, in order, then drop all the old ones.

@@ -103,3 +103,24 @@ func.func @dot_middle(%a: tensor<2x3x4xf32>, %b: tensor<3x5xf32>) -> tensor<2x4x
 // CHECK:       func.func @dot_middle_bwd(%[[A:.*]]: tensor<2x3x4xf32> {{.*}}, %[[B:.*]]: tensor<3x5xf32> {{.*}}, %[[CT:.*]]: tensor<2x4x5xf32>)
 // CHECK:         %[[T:.*]] = jx.dot_general %[[CT]], %[[B]], contracting_dims = [2] x [1], batch_dims = [] x [] : tensor<2x4x5xf32>, tensor<3x5xf32> -> tensor<2x4x3xf32>
 // CHECK:         %[[GA:.*]] = jx.transpose %[[T]], perm = [0, 2, 1]
+
+// -----
+
+// A barrier works in place: both results of one operand are one buffer at
+// run time, so the forward saves it once and the backward reads it twice.
+func.func @barrier_twice(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = jx.sin %x : tensor<4xf32>
+  %1, %2 = jx.optimization_barrier %0, %0 : tensor<4xf32>, tensor<4xf32>
+  %3 = jx.mul %1, %y : tensor<4xf32>
+  %4 = jx.mul %2, %3 : tensor<4xf32>
+  return %4 : tensor<4xf32>
+}
+// CHECK-LABEL: func.func @barrier_twice_fwd(
+// CHECK:         %[[B:.*]]:2 = jx.optimization_barrier
+// CHECK:         return %{{[^,]*}}, %{{[^,]*}}, %{{[^,]*}}, %[[B]]#0, %{{[^,]*}} :
+// CHECK-LABEL: func.func @barrier_twice_bwd(
+// CHECK-SAME:    %[[SAVED:arg2]]: tensor<4xf32>
+// CHECK-SAME:    %[[CT:arg4]]: tensor<4xf32>)
+// CHECK-SAME:    residuals = 4
+// CHECK:         %[[T:.*]] = jx.mul %[[CT]], %[[SAVED]]
+// CHECK:         jx.mul %[[T]], %[[SAVED]]
