@@ -5,6 +5,11 @@
 #include "tracer/Nn.h"
 #include "tracer/Numpy.h"
 
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <cmath>
+#include <limits>
+
 namespace cotangent::nn {
 
 namespace {
@@ -78,6 +83,123 @@ Dict<interp::Tensor> Embed::init(Scope &scope) const {
 Tensor Embed::operator()(const Dict<Tensor> &params, const Tensor &ids, SrcLoc loc) const {
   const Tensor &table = lookup(params, "Embed", "embedding", loc);
   return np::dot(one_hot(ids, num_embeddings, table.dtype(), loc), table, loc);
+}
+
+namespace {
+
+/// DenseGeneral's init: the kernel drawn on its 2-D (inputs, outputs) view,
+/// as Flax does, then given its shape; the bias likewise.
+Dict<interp::Tensor> denseGeneral(Scope &scope, const MultiHeadDotProductAttention &m,
+                                  const Shape &kernel, int64_t inputs, const Shape &bias) {
+  auto reshaped = [](const interp::Tensor &flat, const Shape &shape) {
+    auto type = mlir::RankedTensorType::get(shape, flat.getType().getElementType());
+    std::vector<double> values;
+    for (int64_t i = 0; i < flat.getNumElements(); ++i)
+      values.push_back(flat.getDouble(i));
+    return interp::Tensor::fromDoubles(type, values);
+  };
+  int64_t size = 1;
+  for (int64_t d : kernel)
+    size *= d;
+  int64_t biasSize = 1;
+  for (int64_t d : bias)
+    biasSize *= d;
+  Dict<interp::Tensor> out;
+  out.emplace("kernel", reshaped(param(scope, m.kernel_init, {inputs, size / inputs}), kernel));
+  if (m.use_bias)
+    out.emplace("bias", reshaped(param(scope, m.bias_init, {biasSize}), bias));
+  return out;
+}
+
+} // namespace
+
+Dict<Dict<interp::Tensor>> MultiHeadDotProductAttention::init(Scope &scope,
+                                                              int64_t in_features) const {
+  int64_t qkv = qkv_features ? qkv_features : in_features;
+  int64_t features = out_features ? out_features : in_features;
+  if (qkv % num_heads != 0)
+    throw TraceError("MultiHeadDotProductAttention: " + std::to_string(qkv) +
+                     " features do not split into " + std::to_string(num_heads) + " heads");
+  int64_t headDim = qkv / num_heads;
+  Dict<Dict<interp::Tensor>> out;
+  for (const char *name : {"query", "key", "value"}) {
+    Scope child = scope.child(name);
+    out.emplace(name, denseGeneral(child, *this, {in_features, num_heads, headDim}, in_features,
+                                   {num_heads, headDim}));
+  }
+  Scope child = scope.child("out");
+  out.emplace("out", denseGeneral(child, *this, {num_heads, headDim, features}, qkv, {features}));
+  return out;
+}
+
+Tensor MultiHeadDotProductAttention::operator()(const Dict<Dict<Tensor>> &params, const Tensor &x,
+                                                const std::optional<Tensor> &mask,
+                                                SrcLoc loc) const {
+  const Shape &shape = x.shape();
+  if (shape.size() < 2)
+    throwTraceError("MultiHeadDotProductAttention", "needs inputs [..., seq, features]",
+                    {x.str()}, loc);
+  auto layer = [&](const char *name) -> const Dict<Tensor> & {
+    auto it = params.find(name);
+    if (it == params.end())
+      throwTraceError("MultiHeadDotProductAttention",
+                      std::string("the parameters have no '") + name + "'", {}, loc);
+    return it->second;
+  };
+  const int64_t rank = static_cast<int64_t>(shape.size()), seq = shape[rank - 2];
+  const Shape lead(shape.begin(), shape.end() - 2);
+  auto with = [&](std::initializer_list<int64_t> tail) {
+    Shape s = lead;
+    s.insert(s.end(), tail);
+    return s;
+  };
+  // Permutes the last three axes, the leading ones staying.
+  auto permuted = [&](const Tensor &t, std::initializer_list<int64_t> last) {
+    std::vector<int64_t> perm;
+    for (int64_t i = 0; i < rank - 2; ++i)
+      perm.push_back(i);
+    for (int64_t axis : last)
+      perm.push_back(rank - 2 + axis);
+    return np::transpose(t, perm, loc);
+  };
+  // DenseGeneral onto (heads, head_dim): [..., seq, heads, head_dim].
+  auto project = [&](const char *name) {
+    const Dict<Tensor> &p = layer(name);
+    const Tensor &kernel = lookup(p, "MultiHeadDotProductAttention", "kernel", loc);
+    const Shape &k = kernel.shape();
+    if (k.size() != 3 || k[1] != num_heads)
+      throwTraceError("MultiHeadDotProductAttention",
+                      std::string("the ") + name + " kernel is " + kernel.str() +
+                          ", expected [in, " + std::to_string(num_heads) + ", head_dim]",
+                      {}, loc);
+    Tensor y = np::reshape(np::dot(x, np::reshape(kernel, {k[0], k[1] * k[2]}, loc), loc),
+                           with({seq, k[1], k[2]}), loc);
+    return use_bias ? np::add(y, lookup(p, "MultiHeadDotProductAttention", "bias", loc), loc) : y;
+  };
+  Tensor q = project("query"), k = project("key"), v = project("value");
+  const int64_t headDim = q.shape().back();
+  q = np::divide(q, std::sqrt(static_cast<double>(headDim)), loc);
+  // [..., heads, q, d] . [..., heads, d, k] -> [..., heads, q, k]
+  Tensor scores = np::matmul(permuted(q, {1, 0, 2}), permuted(k, {1, 2, 0}), loc);
+  if (mask)
+    scores = np::where(*mask, scores, static_cast<double>(std::numeric_limits<float>::lowest()),
+                       loc);
+  Tensor weights = softmax(scores, -1, loc);
+  // [..., heads, q, k] . [..., heads, k, d] -> [..., heads, q, d] -> [..., q, heads * d]
+  Tensor attended = np::matmul(weights, permuted(v, {1, 0, 2}), loc);
+  Tensor merged = np::reshape(permuted(attended, {1, 0, 2}), with({seq, num_heads * headDim}), loc);
+  const Dict<Tensor> &out = layer("out");
+  const Tensor &kernel = lookup(out, "MultiHeadDotProductAttention", "kernel", loc);
+  const Shape &ko = kernel.shape();
+  Tensor y = np::dot(merged, np::reshape(kernel, {ko[0] * ko[1], ko[2]}, loc), loc);
+  return use_bias ? np::add(y, lookup(out, "MultiHeadDotProductAttention", "bias", loc), loc) : y;
+}
+
+Tensor make_causal_mask(int64_t length, SrcLoc loc) {
+  Tensor positions = np::arange(length, loc);
+  return np::expand_dims(np::greater_equal(np::expand_dims(positions, {1}, loc),
+                                           np::expand_dims(positions, {0}, loc), loc),
+                         {0}, loc);
 }
 
 } // namespace cotangent::nn

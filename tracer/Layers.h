@@ -33,6 +33,7 @@
 #include "tracer/Tensor.h"
 
 #include <map>
+#include <optional>
 #include <string>
 
 namespace cotangent::nn {
@@ -82,6 +83,31 @@ struct Embed {
   Tensor operator()(const Dict<Tensor> &params, const Tensor &ids,
                     SrcLoc loc = SrcLoc::current()) const;
 };
+
+/// flax.linen.MultiHeadDotProductAttention, self-attention: DenseGeneral
+/// projections "query", "key", "value" (kernel [in, heads, head_dim], bias
+/// [heads, head_dim]) and "out" (kernel [heads, head_dim, features], bias
+/// [features]); the query is scaled by 1/sqrt(head_dim) before its dot with
+/// the key, masked scores are float32's lowest, softmax over the keys.
+struct MultiHeadDotProductAttention {
+  int64_t num_heads;
+  int64_t qkv_features = 0; ///< 0: the input's width
+  int64_t out_features = 0; ///< 0: the input's width
+  bool use_bias = true;
+  Initializer kernel_init = initializers::lecun_normal();
+  Initializer bias_init = initializers::zeros();
+
+  Dict<Dict<interp::Tensor>> init(Scope &scope, int64_t in_features) const;
+  /// x [..., seq, in]; `mask` (bool, broadcastable to [..., heads, seq, seq])
+  /// keeps where true, as Flax's.
+  Tensor operator()(const Dict<Dict<Tensor>> &params, const Tensor &x,
+                    const std::optional<Tensor> &mask = std::nullopt,
+                    SrcLoc loc = SrcLoc::current()) const;
+};
+
+/// flax.linen.make_causal_mask for a sequence of `length`: bool [1, length,
+/// length], true where the key is at or before the query.
+Tensor make_causal_mask(int64_t length, SrcLoc loc = SrcLoc::current());
 
 } // namespace cotangent::nn
 

@@ -212,6 +212,85 @@ struct Tree<std::pair<A, B>> {
   using Traced = std::pair<typename Tree<A>::Traced, typename Tree<B>::Traced>;
 };
 
+/// One field of a registered struct: its name in paths and its member.
+template <class S, class M>
+struct TreeField {
+  using Type = M;
+  const char *name;
+  M S::*member;
+};
+template <class S, class M>
+constexpr TreeField<S, M> treeField(const char *name, M S::*member) {
+  return {name, member};
+}
+
+/// A struct as a tree (JAX's register_dataclass). Specialize TreeFields for
+/// a struct template over its leaves, listing every field in declaration
+/// order, and say how to make the same struct over other leaves:
+///
+///   template <class L> struct BlockParams { Dict<L> ln; Dict<Dict<L>> attention; };
+///   template <class L> struct cotangent::TreeFields<BlockParams<L>> {
+///     static constexpr auto fields = std::tuple{
+///         treeField("ln", &BlockParams<L>::ln),
+///         treeField("attention", &BlockParams<L>::attention)};
+///     template <class M> using Rebind = BlockParams<M>;
+///   };
+///
+/// Leaves are named by field as a dict's are: `params['ln']['scale']`.
+template <class T>
+struct TreeFields;
+template <class T>
+concept RegisteredStruct = requires { TreeFields<T>::fields; };
+
+template <class T>
+  requires RegisteredStruct<T>
+struct Tree<T> {
+  using Fields = TreeFields<T>;
+  template <class Pred>
+  static constexpr bool allFields(Pred pred) {
+    return std::apply([&](auto... f) { return (pred(f) && ...); }, Fields::fields);
+  }
+  static constexpr bool isTensorTree =
+      allFields([](auto f) { return Tree<typename decltype(f)::Type>::isTensorTree; });
+  static constexpr bool isSpecTree =
+      allFields([](auto f) { return Tree<typename decltype(f)::Type>::isSpecTree; });
+  static constexpr bool isValueTree =
+      allFields([](auto f) { return Tree<typename decltype(f)::Type>::isValueTree; });
+  using Traced = typename Fields::template Rebind<Tensor>;
+
+  static std::string key(const std::string &path, const char *name) {
+    return path + "['" + name + "']";
+  }
+  template <class Fn>
+  static void forEach(const T &s, const std::string &path, Fn &&fn) {
+    std::apply(
+        [&](auto... f) {
+          (Tree<typename decltype(f)::Type>::forEach(s.*(f.member), key(path, f.name), fn), ...);
+        },
+        Fields::fields);
+  }
+  template <class C>
+  static auto rebuild(const T &like, C &c) {
+    using Leaf = std::remove_cvref_t<decltype(c.take())>;
+    // Braced initialization evaluates left to right, keeping the leaf order.
+    return std::apply(
+        [&](auto... f) {
+          return typename Fields::template Rebind<Leaf>{
+              Tree<typename decltype(f)::Type>::rebuild(like.*(f.member), c)...};
+        },
+        Fields::fields);
+  }
+  template <class Fn>
+  static auto materialize(const T &s, const std::string &path, Fn &&leaf) {
+    return std::apply(
+        [&](auto... f) {
+          return Traced{Tree<typename decltype(f)::Type>::materialize(s.*(f.member),
+                                                                     key(path, f.name), leaf)...};
+        },
+        Fields::fields);
+  }
+};
+
 /// The leaves of a tensor tree with their paths (prefixed by `root`).
 template <TensorTree T>
 std::vector<std::pair<std::string, Tensor>> flattenWithPaths(const T &tree,

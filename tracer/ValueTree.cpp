@@ -2,6 +2,7 @@
 
 #include "tracer/ValueTree.h"
 #include "tracer/DType.h"
+#include "tracer/Errors.h"
 #include "passes/report/Residuals.h"
 
 #include <map>
@@ -46,6 +47,10 @@ std::string describeMismatch(const std::vector<LeafSignature> &expected,
   if (out.empty() && expected != got)
     line("the same leaves in another order");
   return out;
+}
+
+void throwTreeMismatch(const std::string &what, const std::string &diff) {
+  throw TraceError(what + ": the trees differ:\n" + diff);
 }
 
 } // namespace cotangent

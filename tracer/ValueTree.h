@@ -72,6 +72,28 @@ signatureOf(const std::vector<std::pair<std::string, interp::Tensor>> &leaves);
 /// a leaf not expected.
 std::string describeMismatch(const std::vector<LeafSignature> &expected,
                              const std::vector<LeafSignature> &got);
+/// Throws TraceError "`what`: the trees differ:\n`diff`".
+[[noreturn]] void throwTreeMismatch(const std::string &what, const std::string &diff);
+
+/// jax.tree.map over value trees of one structure: a tree shaped like `a`
+/// whose leaves are fn(leaf of a, leaf of each of `rest`). Throws naming
+/// the leaves where a tree's structure, shapes or dtypes differ from a's.
+template <ValueTree T, class Fn, ValueTree... Rest>
+T tree_map(Fn &&fn, const T &a, const Rest &...rest) {
+  auto leaves = flattenValues(a, "");
+  std::vector<std::vector<std::pair<std::string, interp::Tensor>>> others{
+      flattenValues(rest, "")...};
+  for (const auto &other : others)
+    if (std::string diff = describeMismatch(signatureOf(leaves), signatureOf(other)); !diff.empty())
+      throwTreeMismatch("tree_map", diff);
+  std::vector<interp::Tensor> out;
+  for (size_t i = 0; i < leaves.size(); ++i)
+    out.push_back([&]<size_t... I>(std::index_sequence<I...>) {
+      return fn(leaves[i].second, others[I][i].second...);
+    }(std::index_sequence_for<Rest...>{}));
+  LeafCursorOf<interp::Tensor> cursor{out};
+  return Tree<T>::rebuild(a, cursor);
+}
 
 } // namespace cotangent
 

@@ -12,6 +12,8 @@ Cases:
   dense     nn.Dense(features, use_bias) on a batch
   layernorm nn.LayerNorm() with non-trivial scale and bias
   embed     nn.Embed(num_embeddings, features) on integer ids
+  attention nn.MultiHeadDotProductAttention(num_heads) on [batch, seq, width],
+            with and without nn.make_causal_mask
 
 Every float32 array is stored as its bit patterns ("bits") and decimals
 ("values"), with its shape.
@@ -86,6 +88,14 @@ def cases():
         out.append({"kind": "embed", "seed": seed + 20, "num_embeddings": n, "features": f,
                     "ids": np.asarray(ids).reshape(-1).tolist(), "ids_shape": list(ids.shape),
                     "params": tree(params["params"]), "output": array(layer.apply(params, ids))})
+    for seed, (batch, seq, width, heads, causal) in enumerate([(2, 5, 8, 2, True), (1, 4, 12, 3, False)]):
+        x = inputs(400 + seed, (batch, seq, width))
+        layer = nn.MultiHeadDotProductAttention(num_heads=heads)
+        mask = nn.make_causal_mask(jnp.zeros((batch, seq))) if causal else None
+        params = layer.init(jax.random.PRNGKey(seed + 30), x, mask=mask)
+        out.append({"kind": "attention", "seed": seed + 30, "num_heads": heads, "causal": causal,
+                    "x": array(x), "params": tree(params["params"]),
+                    "output": array(layer.apply(params, x, mask=mask))})
     return out
 
 

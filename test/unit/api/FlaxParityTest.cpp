@@ -1,6 +1,7 @@
 // nn:: layers against Flax (test/jax/reference/flax.json, written by
 // test/jax/gen_flax_reference.py): the seed exercise's nn.checkpoint(MLP)
-// over 24 keys and shapes, Dense, LayerNorm and Embed. Initialized
+// over 24 keys and shapes, Dense, LayerNorm, Embed and
+// MultiHeadDotProductAttention (causal and not). Initialized
 // parameters and forward outputs equal Flax's within 1e-6 (relative, or
 // absolute below 1), the forward both through the interpreter and compiled.
 #include "JaxReference.h"
@@ -100,7 +101,8 @@ TEST_CASE("the seed exercise: nn.checkpoint(MLP) initializes and applies as in F
   WARN("worst relative difference from Flax so far: " << worst);
 }
 
-TEST_CASE("Dense, LayerNorm and Embed initialize and apply as in Flax", "[flax][layers]") {
+TEST_CASE("Dense, LayerNorm, Embed and attention initialize and apply as in Flax",
+          "[flax][layers]") {
   mlir::MLIRContext ctx;
   for (const llvm::json::Value &c : cases()) {
     const llvm::json::Object &o = *c.getAsObject();
@@ -109,6 +111,26 @@ TEST_CASE("Dense, LayerNorm and Embed initialize and apply as in Flax", "[flax][
       continue;
     INFO(kind.str());
     interp::Tensor expected = jaxref::f32Array(ctx, *o.getObject("output"));
+    if (kind == "attention") {
+      nn::MultiHeadDotProductAttention attention{jaxref::integer(o, "num_heads")};
+      interp::Tensor x = jaxref::f32Array(ctx, *o.getObject("x"));
+      nn::Scope root(ctx, random::PRNGKey(jaxref::integer(o, "seed")));
+      Dict<Dict<interp::Tensor>> params = attention.init(root, x.getShape().back());
+      const llvm::json::Object &want = *o.getObject("params");
+      REQUIRE(params.size() == want.size());
+      for (const auto &[name, tensors] : want) {
+        INFO(name.str());
+        checkParams(params.at(name.str()), leaves(ctx, *tensors.getAsObject()));
+      }
+      bool causal = *o.getBoolean("causal");
+      int64_t seq = x.getShape()[1];
+      auto apply = [&](Dict<Dict<Tensor>> p, Tensor in) {
+        return causal ? attention(p, in, nn::make_causal_mask(seq)) : attention(p, in);
+      };
+      checkClose(interpret(ctx, apply, params, x).at(0), expected);
+      checkClose(jit(apply)(params, x).at(0), expected);
+      continue;
+    }
     Dict<interp::Tensor> want = leaves(ctx, *o.getObject("params"));
     if (kind == "dense") {
       nn::Dense dense{jaxref::integer(o, "features"), *o.getBoolean("use_bias")};

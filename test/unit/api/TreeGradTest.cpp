@@ -67,6 +67,56 @@ Tensor flatLoss(Tensor k0, Tensor b0, Tensor k1, Tensor b1, Tensor x, Tensor y) 
 
 } // namespace
 
+/// A registered struct of parameters (TreeFields), over any leaf type.
+template <class L>
+struct TwoLayers {
+  Dict<L> first;
+  std::vector<L> rest;
+};
+template <class L>
+struct cotangent::TreeFields<TwoLayers<L>> {
+  static constexpr auto fields = std::tuple{treeField("first", &TwoLayers<L>::first),
+                                            treeField("rest", &TwoLayers<L>::rest)};
+  template <class M>
+  using Rebind = TwoLayers<M>;
+};
+
+TEST_CASE("a registered struct is a tree: paths, gradients, tree_map", "[grad][tree]") {
+  mlir::MLIRContext ctx;
+  TwoLayers<interp::Tensor> p{{{"w", randomF32(ctx, {3, 4}, 1)}}, {randomF32(ctx, {4}, 2)}};
+  auto leaves = flattenValues(p, "params");
+  REQUIRE(leaves.size() == 2);
+  CHECK(leaves[0].first == "params['first']['w']");
+  CHECK(leaves[1].first == "params['rest'][0]");
+
+  auto f = [](TwoLayers<Tensor> q, Tensor x) {
+    return np::sum(np::tanh(np::dot(x, q.first.at("w"))) * q.rest[0]);
+  };
+  interp::Tensor x = randomF32(ctx, {5, 3}, 3);
+  TwoLayers<interp::Tensor> g = grad(f, argnums<0>)(p, x);
+  std::vector<interp::Tensor> flat = grad(f)(p, x);
+  checkClose(g.first.at("w"), flat[0]);
+  checkClose(g.rest[0], flat[1]);
+
+  // One SGD step with tree_map keeps the structure; a mismatched tree is named.
+  auto step = tree_map(
+      [](const interp::Tensor &w, const interp::Tensor &d) {
+        std::vector<double> v;
+        for (int64_t i = 0; i < w.getNumElements(); ++i)
+          v.push_back(w.getDouble(i) - 0.5 * d.getDouble(i));
+        return interp::Tensor::fromDoubles(w.getType(), v);
+      },
+      p, g);
+  CHECK(step.first.at("w").getDouble(0) ==
+        Approx(p.first.at("w").getDouble(0) - 0.5 * g.first.at("w").getDouble(0)));
+  TwoLayers<interp::Tensor> other{{{"v", randomF32(ctx, {3, 4}, 1)}}, {}};
+  CHECK_THROWS_WITH(tree_map([](const interp::Tensor &a, const interp::Tensor &) { return a; }, p,
+                             other),
+                    Catch::Contains("tree_map: the trees differ") &&
+                        Catch::Contains("['first']['w']: missing, expected f32[3,4]") &&
+                        Catch::Contains("['first']['v']: not in the expected tree"));
+}
+
 TEST_CASE("grad(f, argnums<0>) returns a tree shaped like the argument", "[grad][tree]") {
   mlir::MLIRContext ctx;
   auto params = mlpParams(ctx, 4, 8, 3);
