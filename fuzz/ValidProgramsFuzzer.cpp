@@ -146,6 +146,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                     }),
                     "mixed");
   program = source;
+  // For looking at a slow or kept input: COTANGENT_FUZZ_PRINT_PROGRAM=1.
+  if (std::getenv("COTANGENT_FUZZ_PRINT_PROGRAM"))
+    llvm::errs() << source;
 
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, ctx);
   check(static_cast<bool>(module), "the generated program parses and verifies");

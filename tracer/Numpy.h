@@ -85,6 +85,26 @@ Tensor dot(const Tensor &a, const Tensor &b, SrcLoc loc = SrcLoc::current());
 /// numpy.matmul: like dot for rank <= 2; leading axes are broadcast batch
 /// dimensions (a dot_general with batch dims).
 Tensor matmul(const Tensor &a, const Tensor &b, SrcLoc loc = SrcLoc::current());
+/// lax.dot_general: contracts a's `lhs_contracting` axes with b's
+/// `rhs_contracting`, pairs `lhs_batch` with `rhs_batch`; the result is
+/// [batch..., a's other axes..., b's other axes...] (operands promoted).
+Tensor dot_general(const Tensor &a, const Tensor &b, std::vector<int64_t> lhs_contracting,
+                   std::vector<int64_t> rhs_contracting, std::vector<int64_t> lhs_batch = {},
+                   std::vector<int64_t> rhs_batch = {}, SrcLoc loc = SrcLoc::current());
+/// numpy.einsum: "ij,jk->ik", "...qhd,...khd->...hqk", "ii" is not (no
+/// diagonals). Letters absent from the output and from the other operands
+/// are summed first; each pair is one dot_general, several operands are
+/// contracted left to right; the output is transposed into place. Without
+/// "->" the output is the ellipsis, then the letters seen once, sorted.
+Tensor einsum(const std::string &spec, const std::vector<Tensor> &operands,
+              SrcLoc loc = SrcLoc::current());
+inline Tensor einsum(const std::string &spec, const Tensor &a, SrcLoc loc = SrcLoc::current()) {
+  return einsum(spec, std::vector<Tensor>{a}, loc);
+}
+inline Tensor einsum(const std::string &spec, const Tensor &a, const Tensor &b,
+                     SrcLoc loc = SrcLoc::current()) {
+  return einsum(spec, std::vector<Tensor>{a, b}, loc);
+}
 
 // Reductions.
 Tensor sum(const Tensor &x, Axes axes = {}, bool keepdims = false, SrcLoc loc = SrcLoc::current());

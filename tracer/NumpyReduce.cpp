@@ -137,6 +137,14 @@ Tensor cumsum(const Tensor &x, int64_t axis, bool reverse, SrcLoc loc) {
                                  reverse ? b.getUnitAttr() : UnitAttr()));
 }
 
+Tensor dot_general(const Tensor &a0, const Tensor &b0, std::vector<int64_t> lhs_contracting,
+                   std::vector<int64_t> rhs_contracting, std::vector<int64_t> lhs_batch,
+                   std::vector<int64_t> rhs_batch, SrcLoc loc) {
+  auto [a, b] = promotePair(a0, b0, "dot_general", loc);
+  return dotGeneral(a, b, std::move(lhs_contracting), std::move(rhs_contracting),
+                    std::move(lhs_batch), std::move(rhs_batch), loc);
+}
+
 Tensor dot(const Tensor &a0, const Tensor &b0, SrcLoc loc) {
   auto [a, b] = promotePair(a0, b0, "dot_general", loc);
   if (a.rank() == 0 || b.rank() == 0)

@@ -4,6 +4,7 @@
 // MultiHeadDotProductAttention (causal and not). Initialized
 // parameters and forward outputs equal Flax's within 1e-6 (relative, or
 // absolute below 1), the forward both through the interpreter and compiled.
+#include "Interpret.h"
 #include "JaxReference.h"
 #include "SeedMlp.h"
 
@@ -49,21 +50,6 @@ void checkParams(const Dict<interp::Tensor> &got, const Dict<interp::Tensor> &wa
     REQUIRE(got.count(name));
     checkClose(got.at(name), tensor);
   }
-}
-
-/// `fn` on `args` through the reference interpreter.
-template <class F, class... A>
-std::vector<interp::Tensor> interpret(mlir::MLIRContext &ctx, const F &fn, const A &...args) {
-  TraceOptions opts{.name = "apply", .context = &ctx};
-  trace traced(opts, fn, args...);
-  std::vector<interp::Tensor> flat;
-  ((Tree<A>::forEach(args, "", [&](const std::string &, const interp::Tensor &t) {
-     flat.push_back(t);
-   })),
-   ...);
-  auto out = interp::run(traced.func(), flat);
-  REQUIRE(succeeded(out));
-  return *out;
 }
 
 } // namespace
