@@ -195,6 +195,29 @@ Tensor MultiHeadDotProductAttention::operator()(const Dict<Dict<Tensor>> &params
   return use_bias ? np::add(y, lookup(out, "MultiHeadDotProductAttention", "bias", loc), loc) : y;
 }
 
+interp::Tensor Dropout::mask(Scope &scope, const Shape &shape) const {
+  if (!(rate >= 0.0 && rate < 1.0))
+    throw TraceError("Dropout: the rate must lie in [0, 1), got " + std::to_string(rate));
+  Shape drawn = shape;
+  for (int64_t dim : broadcast_dims) {
+    int64_t axis = dim < 0 ? dim + static_cast<int64_t>(shape.size()) : dim;
+    if (axis < 0 || axis >= static_cast<int64_t>(shape.size()))
+      throw TraceError("Dropout: broadcast dimension " + std::to_string(dim) +
+                       " is out of range for " + shapeString(DType::F32, shape));
+    drawn[axis] = 1;
+  }
+  random::Key key = scope.make_rng();
+  return random::bernoulli(scope.context(), key, 1.0 - rate, drawn);
+}
+
+Tensor Dropout::operator()(const Tensor &x, const std::optional<Tensor> &keep, SrcLoc loc) const {
+  if (!keep || rate == 0.0)
+    return x;
+  if (keep->dtype() != DType::Bool)
+    throwTraceError("Dropout", "the keep mask must be bool", {keep->str()}, loc);
+  return np::where(*keep, np::divide(x, 1.0 - rate, loc), 0.0, loc);
+}
+
 Tensor make_causal_mask(int64_t length, SrcLoc loc) {
   Tensor positions = np::arange(length, loc);
   return np::expand_dims(np::greater_equal(np::expand_dims(positions, {1}, loc),

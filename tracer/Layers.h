@@ -105,6 +105,23 @@ struct MultiHeadDotProductAttention {
                     SrcLoc loc = SrcLoc::current()) const;
 };
 
+/// flax.linen.Dropout. The keep mask is drawn on the host, as Flax draws it
+/// (bernoulli(1 - rate) from the scope's next key: Scope(ctx, the 'dropout'
+/// key) and the module path), and passed to the traced step as an argument,
+/// a fresh one per step; the step applies it.
+struct Dropout {
+  double rate;
+  /// Axes on which one draw serves every index (size 1 in the mask).
+  std::vector<int64_t> broadcast_dims = {};
+
+  /// The keep mask for inputs of `shape`: bool, 1 on the broadcast axes.
+  interp::Tensor mask(Scope &scope, const Shape &shape) const;
+  /// x / (1 - rate) where the mask keeps, 0 elsewhere; x itself without a
+  /// mask (deterministic) or at rate 0.
+  Tensor operator()(const Tensor &x, const std::optional<Tensor> &keep,
+                    SrcLoc loc = SrcLoc::current()) const;
+};
+
 /// flax.linen.make_causal_mask for a sequence of `length`: bool [1, length,
 /// length], true where the key is at or before the query.
 Tensor make_causal_mask(int64_t length, SrcLoc loc = SrcLoc::current());

@@ -14,6 +14,7 @@ Cases:
   embed     nn.Embed(num_embeddings, features) on integer ids
   attention nn.MultiHeadDotProductAttention(num_heads) on [batch, seq, width],
             with and without nn.make_causal_mask
+  dropout   nn.Dropout(rate, broadcast_dims), not deterministic, rngs={'dropout': key}
 
 Every float32 array is stored as its bit patterns ("bits") and decimals
 ("values"), with its shape.
@@ -96,6 +97,14 @@ def cases():
         out.append({"kind": "attention", "seed": seed + 30, "num_heads": heads, "causal": causal,
                     "x": array(x), "params": tree(params["params"]),
                     "output": array(layer.apply(params, x, mask=mask))})
+    for seed, (shape, rate, broadcast) in enumerate([((4, 6), 0.5, ()), ((2, 3, 5), 0.1, (1,)),
+                                                     ((8,), 0.9, ())]):
+        x = inputs(500 + seed, shape)
+        layer = nn.Dropout(rate=rate, broadcast_dims=broadcast)
+        y = layer.apply({}, x, deterministic=False, rngs={"dropout": jax.random.PRNGKey(seed + 40)})
+        out.append({"kind": "dropout", "seed": seed + 40, "rate": rate,
+                    "broadcast_dims": list(broadcast), "x": array(x), "params": {},
+                    "output": array(y)})
     return out
 
 

@@ -1,7 +1,7 @@
 // nn:: layers against Flax (test/jax/reference/flax.json, written by
 // test/jax/gen_flax_reference.py): the seed exercise's nn.checkpoint(MLP)
 // over 24 keys and shapes, Dense, LayerNorm, Embed and
-// MultiHeadDotProductAttention (causal and not). Initialized
+// MultiHeadDotProductAttention (causal and not), Dropout's masks. Initialized
 // parameters and forward outputs equal Flax's within 1e-6 (relative, or
 // absolute below 1), the forward both through the interpreter and compiled.
 #include "Interpret.h"
@@ -117,6 +117,21 @@ TEST_CASE("Dense, LayerNorm, Embed and attention initialize and apply as in Flax
       checkClose(jit(apply)(params, x).at(0), expected);
       continue;
     }
+    if (kind == "dropout") {
+      std::vector<int64_t> dims;
+      for (const llvm::json::Value &d : *o.getArray("broadcast_dims"))
+        dims.push_back(*d.getAsInteger());
+      nn::Dropout dropout{*o.getNumber("rate"), dims};
+      interp::Tensor x = jaxref::f32Array(ctx, *o.getObject("x"));
+      nn::Scope root(ctx, random::PRNGKey(jaxref::integer(o, "seed"))); // rngs={'dropout': key}
+      interp::Tensor keep = dropout.mask(root, {x.getShape().begin(), x.getShape().end()});
+      auto apply = [&](Tensor in, Tensor mask) { return dropout(in, mask); };
+      checkClose(interpret(ctx, apply, x, keep).at(0), expected);
+      checkClose(jit(apply)(x, keep).at(0), expected);
+      auto deterministic = [&](Tensor in) { return dropout(in, std::nullopt); };
+      checkClose(interpret(ctx, deterministic, x).at(0), x);
+      continue;
+    }
     Dict<interp::Tensor> want = leaves(ctx, *o.getObject("params"));
     if (kind == "dense") {
       nn::Dense dense{jaxref::integer(o, "features"), *o.getBoolean("use_bias")};
@@ -165,4 +180,7 @@ TEST_CASE("a layer's parameters that do not fit are named", "[flax][layers][erro
                     Catch::Contains("the parameters have no 'bias' (they hold kernel)"));
   CHECK_THROWS_WITH(nn::initializers::lecun_normal()(ctx, random::PRNGKey(0), {4}),
                     Catch::Contains("needs a shape of rank 2 or more, got f32[4]"));
+  CHECK_THROWS_WITH(nn::Dropout{1.0}.mask(root, {3}), Catch::Contains("the rate must lie in [0, 1)"));
+  CHECK_THROWS_WITH((nn::Dropout{0.5, {2}}.mask(root, {3})),
+                    Catch::Contains("broadcast dimension 2 is out of range for f32[3]"));
 }
