@@ -3,12 +3,14 @@
 # for as long as asked, from the reliability build (build-sanitize/: clang,
 # ASan + UBSan, libFuzzer; built first unless --build-dir names one).
 #
-#   scripts/fuzz.sh [--build-dir DIR] ir-pipeline|valid-programs|npy|all [SECONDS]
+#   scripts/fuzz.sh [--build-dir DIR] [--smoke] ir-pipeline|valid-programs|npy|all [SECONDS]
 #   scripts/fuzz.sh smoke [SECONDS]   builds only the harnesses, runs each
 #                                     SECONDS (default 20): what CI runs
 #
 # The corpus grows in DIR/fuzz/NAME (seeded from fuzz/corpus/NAME, which
-# stays small); a crash, hang (60 s per input) or out-of-memory input is
+# stays small); --smoke (the smoke runs) starts from the checked-in seeds
+# alone in DIR/fuzz/smoke/NAME, so it stays short after long runs grew the
+# corpus (libFuzzer runs every corpus input before it looks at the clock); a crash, hang (60 s per input) or out-of-memory input is
 # written to fuzz/regressions/NAME/, where every build's ctest replays it
 # from then on (fuzz-replay-NAME): fix it, keep the file, commit both.
 # Prints libFuzzer's final statistics (executions, coverage) and exits
@@ -20,6 +22,11 @@ if [ "${1:-}" = "--build-dir" ]; then
   build="$2"
   shift 2
 fi
+smoke=""
+if [ "${1:-}" = "--smoke" ]; then
+  smoke=1
+  shift
+fi
 name="${1:?usage: scripts/fuzz.sh [--build-dir DIR] ir-pipeline|valid-programs|npy|all|smoke [SECONDS]}"
 seconds="${2:-60}"
 fuzzers=(ir-pipeline valid-programs npy)
@@ -27,7 +34,7 @@ if [ "$name" = smoke ]; then
   seconds="${2:-20}"
   "$root/scripts/build.sh" --sanitize "${fuzzers[@]/#/fuzz-}"
   for n in "${fuzzers[@]}"; do
-    "$0" --build-dir "$root/build-sanitize" "$n" "$seconds"
+    "$0" --build-dir "$root/build-sanitize" --smoke "$n" "$seconds"
   done
   exit 0
 fi
@@ -56,18 +63,23 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export ASAN_SYMBOLIZER_PATH="${ASAN_SYMBOLIZER_PATH:-/usr/lib/llvm-22/bin/llvm-symbolizer}"
 
 work="$build/fuzz/$name"
+if [ -n "$smoke" ]; then
+  work="$build/fuzz/smoke/$name"
+  rm -rf "$work"
+fi
 kept="$root/fuzz/regressions/$name"
 mkdir -p "$work" "$kept"
-log="$build/fuzz/$name.log"
-echo "fuzz-$name: $seconds s, corpus $work, findings go to $kept/" >&2
+# One log per run: a smoke run beside a long one must not write over its log.
+log="$(mktemp --suffix=.log "$build/fuzz/$name.XXXXXX")"
+echo "fuzz-$name: $seconds s, corpus $work, log $log, findings go to $kept/" >&2
 status=0
 "$build/bin/fuzz-$name" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=4096 \
   -max_len=4096 -report_slow_units=120 -print_final_stats=1 -artifact_prefix="$kept/" \
   "$work" "$root/fuzz/corpus/$name" "$kept" >"$log" 2>&1 || status=$?
-grep -E "^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)|^#[0-9]+ *DONE" "$log" >&2 || true
-grep -E "cov: [0-9]+" "$log" | tail -1 >&2 || true
+grep -aE "^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)|^#[0-9]+ *DONE" "$log" >&2 || true
+grep -aE "cov: [0-9]+" "$log" | tail -1 >&2 || true
 if [ "$status" -ne 0 ]; then
   echo "fuzz-$name: FINDING (exit $status); the log is $log, the input in $kept/" >&2
-  grep -E "ERROR|invariant violated|SUMMARY" "$log" | head -5 >&2 || true
+  grep -aE "ERROR|invariant violated|SUMMARY" "$log" | head -5 >&2 || true
 fi
 exit "$status"
