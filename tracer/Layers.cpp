@@ -8,7 +8,9 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <numeric>
 
 namespace cotangent::nn {
 
@@ -91,23 +93,18 @@ namespace {
 /// as Flax does, then given its shape; the bias likewise.
 Dict<interp::Tensor> denseGeneral(Scope &scope, const MultiHeadDotProductAttention &m,
                                   const Shape &kernel, int64_t inputs, const Shape &bias) {
-  auto reshaped = [](const interp::Tensor &flat, const Shape &shape) {
-    auto type = mlir::RankedTensorType::get(shape, flat.getType().getElementType());
-    std::vector<double> values;
-    for (int64_t i = 0; i < flat.getNumElements(); ++i)
-      values.push_back(flat.getDouble(i));
-    return interp::Tensor::fromDoubles(type, values);
+  // The flat draw viewed with the parameter's shape (same buffer).
+  auto as = [](const interp::Tensor &flat, const Shape &shape) {
+    return flat.withType(mlir::RankedTensorType::get(shape, flat.getType().getElementType()));
   };
-  int64_t size = 1;
-  for (int64_t d : kernel)
-    size *= d;
-  int64_t biasSize = 1;
-  for (int64_t d : bias)
-    biasSize *= d;
+  auto count = [](const Shape &shape) {
+    return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+  };
   Dict<interp::Tensor> out;
-  out.emplace("kernel", reshaped(param(scope, m.kernel_init, {inputs, size / inputs}), kernel));
+  out.emplace("kernel",
+              as(param(scope, m.kernel_init, {inputs, count(kernel) / inputs}), kernel));
   if (m.use_bias)
-    out.emplace("bias", reshaped(param(scope, m.bias_init, {biasSize}), bias));
+    out.emplace("bias", as(param(scope, m.bias_init, {count(bias)}), bias));
   return out;
 }
 
