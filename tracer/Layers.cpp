@@ -84,7 +84,7 @@ Dict<interp::Tensor> Embed::init(Scope &scope) const {
 
 Tensor Embed::operator()(const Dict<Tensor> &params, const Tensor &ids, SrcLoc loc) const {
   const Tensor &table = lookup(params, "Embed", "embedding", loc);
-  return np::dot(one_hot(ids, num_embeddings, table.dtype(), loc), table, loc);
+  return np::take(table, ids, 0, loc);
 }
 
 namespace {

@@ -78,8 +78,9 @@ struct Embed {
 
   /// {"embedding": f32[num_embeddings, features]}.
   Dict<interp::Tensor> init(Scope &scope) const;
-  /// The rows of `ids` (any integer shape): one_hot(ids) . embedding, which
-  /// picks each row exactly and differentiates to a scatter-add.
+  /// The rows of `ids` (any integer shape): jnp.take(embedding, ids, axis=0)
+  /// as Flax, differentiating to a scatter-add. Ids outside the table are
+  /// clamped (Flax's default `fill` mode gives NaN rows there).
   Tensor operator()(const Dict<Tensor> &params, const Tensor &ids,
                     SrcLoc loc = SrcLoc::current()) const;
 };

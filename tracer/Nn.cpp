@@ -31,7 +31,11 @@ Tensor nn::silu(const Tensor &x, SrcLoc loc) { return np::multiply(x, sigmoid(x,
 
 Tensor nn::relu(const Tensor &x, SrcLoc loc) { return np::relu(x, loc); }
 
-Tensor nn::gelu(const Tensor &x, SrcLoc loc) {
+Tensor nn::gelu(const Tensor &x, bool approximate, SrcLoc loc) {
+  if (!approximate) {
+    Tensor cdf = np::erfc(np::multiply(-std::numbers::sqrt2 / 2, x, loc), loc);
+    return np::multiply(np::multiply(0.5, x, loc), cdf, loc);
+  }
   const double c = std::sqrt(2.0 / std::numbers::pi);
   Tensor cube = np::multiply(0.044715, np::integer_pow(x, 3, loc), loc);
   Tensor inner = np::multiply(c, np::add(x, cube, loc), loc);

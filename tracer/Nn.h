@@ -24,9 +24,9 @@ Tensor softplus(const Tensor &x, SrcLoc loc = SrcLoc::current());
 Tensor silu(const Tensor &x, SrcLoc loc = SrcLoc::current());
 /// jax.nn.relu: max(x, 0).
 Tensor relu(const Tensor &x, SrcLoc loc = SrcLoc::current());
-/// jax.nn.gelu with approximate=True: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
-/// (The exact form needs erf, which jx does not have yet.)
-Tensor gelu(const Tensor &x, SrcLoc loc = SrcLoc::current());
+/// jax.nn.gelu: with `approximate` (JAX's default) 0.5 x (1 + tanh(sqrt(2/pi)
+/// (x + 0.044715 x^3))), otherwise the exact 0.5 x erfc(-x / sqrt(2)).
+Tensor gelu(const Tensor &x, bool approximate = true, SrcLoc loc = SrcLoc::current());
 /// jax.nn.softmax along `axis`.
 Tensor softmax(const Tensor &x, int64_t axis = -1, SrcLoc loc = SrcLoc::current());
 /// jax.nn.log_softmax along `axis`.

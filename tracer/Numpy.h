@@ -10,6 +10,7 @@
 #ifndef COTANGENT_TRACER_NUMPY_H
 #define COTANGENT_TRACER_NUMPY_H
 
+#include "runtime/interpreter/Tensor.h"
 #include "tracer/Tensor.h"
 
 #include <initializer_list>
@@ -35,6 +36,10 @@ Tensor exp(const Tensor &x, SrcLoc loc = SrcLoc::current());
 Tensor log(const Tensor &x, SrcLoc loc = SrcLoc::current());
 Tensor log1p(const Tensor &x, SrcLoc loc = SrcLoc::current());
 Tensor expm1(const Tensor &x, SrcLoc loc = SrcLoc::current());
+/// jax.lax.erf (jax.scipy.special.erf): the error function.
+Tensor erf(const Tensor &x, SrcLoc loc = SrcLoc::current());
+/// jax.lax.erfc: 1 - erf(x), accurate where erf(x) is near 1.
+Tensor erfc(const Tensor &x, SrcLoc loc = SrcLoc::current());
 Tensor tanh(const Tensor &x, SrcLoc loc = SrcLoc::current());
 Tensor logistic(const Tensor &x, SrcLoc loc = SrcLoc::current());
 Tensor sqrt(const Tensor &x, SrcLoc loc = SrcLoc::current());
@@ -133,6 +138,9 @@ Tensor stack(const std::vector<Tensor> &xs, int64_t axis = 0, SrcLoc loc = SrcLo
 Tensor astype(const Tensor &x, DType dtype, SrcLoc loc = SrcLoc::current());
 
 // Creation.
+/// jnp.asarray of host data: `value`'s elements as a constant of the trace
+/// (what a NumPy array captured by a JAX function becomes).
+Tensor asarray(const interp::Tensor &value, SrcLoc loc = SrcLoc::current());
 Tensor full(const Shape &shape, double value, DType dtype = DType::F32,
             SrcLoc loc = SrcLoc::current());
 Tensor zeros(const Shape &shape, DType dtype = DType::F32, SrcLoc loc = SrcLoc::current());
@@ -160,6 +168,17 @@ Tensor dynamic_index_in_dim(const Tensor &x, const Tensor &i, int64_t axis = 0,
                             SrcLoc loc = SrcLoc::current());
 Tensor dynamic_update_slice(const Tensor &x, const Tensor &update,
                             const std::vector<Tensor> &starts, SrcLoc loc = SrcLoc::current());
+
+// Indexing by integer arrays (NumpyIndexing.cpp): negative indices count from
+// the end, out-of-range ones are clamped (XLA's gather, jnp's mode="clip").
+/// jnp.take(x, indices, axis, mode="clip"): x's `axis` replaced by the
+/// indices' shape (`x[indices]` for axis 0). Its gradient is a scatter-add.
+Tensor take(const Tensor &x, const Tensor &indices, int64_t axis = 0,
+            SrcLoc loc = SrcLoc::current());
+/// x.at[indices].add(updates) along `axis`: `updates` has x's shape with
+/// `axis` replaced by the indices' shape; repeated indices accumulate.
+Tensor scatter_add(const Tensor &x, const Tensor &indices, const Tensor &updates,
+                   int64_t axis = 0, SrcLoc loc = SrcLoc::current());
 
 } // namespace cotangent::np
 

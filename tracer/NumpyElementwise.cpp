@@ -72,6 +72,8 @@ Tensor exp(const Tensor &x, SrcLoc loc) { return floatUnary<jx::ExpOp>(x, "exp",
 Tensor log(const Tensor &x, SrcLoc loc) { return floatUnary<jx::LogOp>(x, "log", loc); }
 Tensor log1p(const Tensor &x, SrcLoc loc) { return floatUnary<jx::Log1pOp>(x, "log1p", loc); }
 Tensor expm1(const Tensor &x, SrcLoc loc) { return floatUnary<jx::Expm1Op>(x, "expm1", loc); }
+Tensor erf(const Tensor &x, SrcLoc loc) { return floatUnary<jx::ErfOp>(x, "erf", loc); }
+Tensor erfc(const Tensor &x, SrcLoc loc) { return floatUnary<jx::ErfcOp>(x, "erfc", loc); }
 Tensor tanh(const Tensor &x, SrcLoc loc) { return floatUnary<jx::TanhOp>(x, "tanh", loc); }
 Tensor logistic(const Tensor &x, SrcLoc loc) {
   return floatUnary<jx::LogisticOp>(x, "logistic", loc);

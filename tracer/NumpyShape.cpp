@@ -162,6 +162,22 @@ Tensor full(const Shape &shape, double value, DType dtype, SrcLoc loc) {
       throwTraceError("constant", "negative dimension in shape " + join(shape), {}, loc);
   return detail::splat(value, dtype, shape, loc);
 }
+Tensor asarray(const interp::Tensor &value, SrcLoc loc) {
+  TraceState &s = detail::activeTrace("constant", loc);
+  DType dtype = fromMlirType(value.getElementType());
+  // Rebuilt in the trace's context: `value` may belong to another one.
+  RankedTensorType type = detail::tensorType(s, value.getShape().vec(), dtype);
+  Type element = type.getElementType();
+  SmallVector<Attribute> elements;
+  for (int64_t i = 0; i < value.getNumElements(); ++i) {
+    if (isFloating(dtype))
+      elements.push_back(FloatAttr::get(element, value.getDouble(i)));
+    else
+      elements.push_back(IntegerAttr::get(element, value.getInt(i)));
+  }
+  return wrap(emit<jx::ConstantOp>("constant", loc, DenseElementsAttr::get(type, elements)));
+}
+
 Tensor zeros(const Shape &shape, DType dtype, SrcLoc loc) { return full(shape, 0, dtype, loc); }
 Tensor ones(const Shape &shape, DType dtype, SrcLoc loc) { return full(shape, 1, dtype, loc); }
 Tensor zeros_like(const Tensor &x, SrcLoc loc) {

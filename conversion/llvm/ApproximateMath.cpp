@@ -34,7 +34,8 @@ bool isApproximated(StringRef opName) {
   return llvm::is_contained(
       {math::TanhOp::getOperationName(), math::ExpOp::getOperationName(),
        math::ExpM1Op::getOperationName(), math::LogOp::getOperationName(),
-       math::Log1pOp::getOperationName(), math::Atan2Op::getOperationName()},
+       math::Log1pOp::getOperationName(), math::Atan2Op::getOperationName(),
+       math::ErfOp::getOperationName(), math::ErfcOp::getOperationName()},
       opName);
 }
 

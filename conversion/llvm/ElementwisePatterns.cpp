@@ -253,6 +253,8 @@ void mlir::cotangent::lowering::populateElementwisePatterns(RewritePatternSet &p
   patterns.add<ElementwisePattern<jx::LogOp>>(ctx, floatFn<math::LogOp>);
   patterns.add<ElementwisePattern<jx::Log1pOp>>(ctx, floatFn<math::Log1pOp>);
   patterns.add<ElementwisePattern<jx::Expm1Op>>(ctx, floatFn<math::ExpM1Op>);
+  patterns.add<ElementwisePattern<jx::ErfOp>>(ctx, floatFn<math::ErfOp>);
+  patterns.add<ElementwisePattern<jx::ErfcOp>>(ctx, floatFn<math::ErfcOp>);
   patterns.add<ElementwisePattern<jx::TanhOp>>(ctx, floatFn<math::TanhOp>);
   patterns.add<ElementwisePattern<jx::LogisticOp>>(ctx, logisticFn);
   patterns.add<ElementwisePattern<jx::SqrtOp>>(ctx, floatFn<math::SqrtOp>);

@@ -40,6 +40,7 @@ public:
     cotangent::lowering::populateElementwisePatterns(patterns);
     cotangent::lowering::populateContractionPatterns(patterns);
     cotangent::lowering::populateShapePatterns(patterns);
+    cotangent::lowering::populateGatherPatterns(patterns);
     cotangent::lowering::populateControlFlowPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

@@ -54,8 +54,8 @@ def JxApproximateMathPass : Pass<"jx-approximate-math", "mlir::ModuleOp"> {
   let summary = "Replace f32 transcendental math ops by MLIR's polynomial approximations";
   let description = [{
     Runs on loops, before `convert-math-to-libm`. Each f32 `math.tanh`,
-    `exp`, `expm1`, `log`, `log1p` and `atan2` (what jx's tanh, exp, expm1,
-    log, log1p, logistic and atan2 lower to) becomes MLIR's polynomial
+    `exp`, `expm1`, `log`, `log1p`, `erf`, `erfc` and `atan2` (what jx's tanh,
+    exp, expm1, log, log1p, logistic, erf, erfc and atan2 lower to) becomes MLIR's polynomial
     approximation (within 4 ulp of the correctly rounded value): arithmetic
     only, so LLVM's loop vectorizer turns an elementwise loop into SIMD code,
     where a libm call per element keeps it scalar. f64 ops and the rest

@@ -20,6 +20,7 @@ namespace mlir::cotangent::lowering {
 void populateElementwisePatterns(RewritePatternSet &patterns);
 void populateContractionPatterns(RewritePatternSet &patterns);
 void populateShapePatterns(RewritePatternSet &patterns);
+void populateGatherPatterns(RewritePatternSet &patterns);
 void populateControlFlowPatterns(RewritePatternSet &patterns);
 
 /// Builds the scalar result of an elementwise op from its scalar operands.

@@ -22,8 +22,8 @@
 //   convert-bufferization-to-memref, convert-linalg-to-loops, ... to LLVM,
 //   with finalize-memref-to-llvm{use-generic-functions=true} so that every
 //   allocation goes through _mlir_memref_to_llvm_alloc / _free (the runtime
-//   counts live and peak bytes there). f32 tanh, exp, expm1, log, log1p and
-//   atan2 become polynomial approximations that LLVM vectorizes
+//   counts live and peak bytes there). f32 tanh, exp, expm1, log, log1p, erf,
+//   erfc and atan2 become polynomial approximations that LLVM vectorizes
 //   (jx-approximate-math); the other math ops become libm calls, the same
 //   functions the reference interpreter calls.
 //   jx-inline-into-c-interface   each public function is compiled once,

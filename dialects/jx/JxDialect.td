@@ -88,6 +88,9 @@ def Jx_NumericTensor : StaticShapeTensorOf<[F32, F64, F16, BF16, I32, I64]>;
 def Jx_IntOrBoolTensor : StaticShapeTensorOf<[I32, I64, I1]>;
 def Jx_BoolTensor : StaticShapeTensorOf<[I1]>;
 def Jx_IndexScalar : 0DTensorOf<[I32, I64]>;
+def Jx_IndexVector : TypeConstraint<And<[StaticShapeTensorOf<[I32, I64]>.predicate,
+                                         CPred<"::llvm::cast<::mlir::ShapedType>($_self).getRank() == 1">]>,
+                                    "1-D static tensor of 32/64-bit integer values">;
 def Jx_SelectorTensor : StaticShapeTensorOf<[I1, I32]>;
 
 #endif // COTANGENT_DIALECTS_JX_JXDIALECT_TD

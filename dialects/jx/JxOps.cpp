@@ -185,6 +185,20 @@ LogicalResult DynamicUpdateSliceOp::verify() {
   return success();
 }
 
+LogicalResult ScatterAddOp::verify() {
+  auto in = tensorType(getOperand()), updates = tensorType(getUpdates());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= in.getRank())
+    return emitOpError() << "axis " << axis << " is out of range for " << in;
+  SmallVector<int64_t> expected(in.getShape());
+  expected[axis] = tensorType(getIndices()).getDimSize(0);
+  if (updates.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "updates " << updates << " should have shape "
+                         << RankedTensorType::get(expected, in.getElementType())
+                         << ": the operand's, with axis " << axis << " as long as the indices";
+  return success();
+}
+
 LogicalResult IotaOp::verify() {
   auto type = tensorType(getResult());
   if (getDimension() < 0 || getDimension() >= type.getRank())

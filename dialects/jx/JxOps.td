@@ -41,6 +41,8 @@ def Jx_ExpOp : Jx_UnaryOp<"exp", Jx_FloatTensor, "exponential">;
 def Jx_LogOp : Jx_UnaryOp<"log", Jx_FloatTensor, "natural logarithm">;
 def Jx_Log1pOp : Jx_UnaryOp<"log1p", Jx_FloatTensor, "log(1 + x)">;
 def Jx_Expm1Op : Jx_UnaryOp<"expm1", Jx_FloatTensor, "exp(x) - 1">;
+def Jx_ErfOp : Jx_UnaryOp<"erf", Jx_FloatTensor, "error function">;
+def Jx_ErfcOp : Jx_UnaryOp<"erfc", Jx_FloatTensor, "complementary error function 1 - erf(x)">;
 def Jx_TanhOp : Jx_UnaryOp<"tanh", Jx_FloatTensor, "hyperbolic tangent">;
 def Jx_LogisticOp : Jx_UnaryOp<"logistic", Jx_FloatTensor, "logistic sigmoid 1 / (1 + exp(-x))">;
 def Jx_SqrtOp : Jx_UnaryOp<"sqrt", Jx_FloatTensor, "square root">;
@@ -311,6 +313,53 @@ def Jx_DynamicUpdateSliceOp : Jx_Op<"dynamic_update_slice",
   let assemblyFormat = [{
     $operand `,` $update `[` $start_indices `]` attr-dict `:`
     type($operand) `,` type($update) (`,` type($start_indices)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def Jx_TakeOp : Jx_Op<"take", [Pure, InferTypeOpAdaptor]> {
+  let summary = "slices of a tensor at run-time indices along one axis (a gather)";
+  let description = [{
+    `result[..., k, ...] = operand[..., clamp(indices[k], 0, n - 1), ...]`
+    along `axis` (of size n): the result is the operand with that axis
+    replaced by the indices'. Out-of-range indices are clamped, as XLA's
+    gather does (`jnp.take(..., mode="clip")`); the tracer's `np::take`
+    first maps negative indices from the end and flattens indices of any
+    shape to this 1-D form. Its VJP is `jx.scatter_add`.
+
+    ```mlir
+    %r = jx.take %table[%ids], axis = 0 : tensor<100x16xf32>, tensor<8xi32> -> tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins Jx_Tensor:$operand, Jx_IndexVector:$indices, Jx_I64Attr:$axis);
+  let results = (outs Jx_Tensor:$result);
+  let assemblyFormat = [{
+    $operand `[` $indices `]` `,` `axis` `=` $axis attr-dict `:`
+    type($operand) `,` type($indices) `->` type($result)
+  }];
+}
+
+def Jx_ScatterAddOp : Jx_Op<"scatter_add",
+    [Pure, AllTypesMatch<["operand", "result"]>, AllElementTypesMatch<["operand", "updates"]>]> {
+  let summary = "add slices into a tensor at run-time indices along one axis";
+  let description = [{
+    `result = operand`, then for each k: `result[..., clamp(indices[k], 0,
+    n - 1), ...] += updates[..., k, ...]` along `axis`; repeated indices
+    accumulate. `updates` is the operand with that axis replaced by the
+    indices'. The transpose of `jx.take` (and its own: its cotangents are
+    the result's for the operand and a `jx.take` of it for the updates).
+
+    ```mlir
+    %r = jx.scatter_add %zeros[%ids], %rows, axis = 0
+           : tensor<100x16xf32>, tensor<8xi32>, tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins Jx_NumericTensor:$operand, Jx_IndexVector:$indices,
+                   Jx_NumericTensor:$updates, Jx_I64Attr:$axis);
+  let results = (outs Jx_NumericTensor:$result);
+  let assemblyFormat = [{
+    $operand `[` $indices `]` `,` $updates `,` `axis` `=` $axis attr-dict `:`
+    type($operand) `,` type($indices) `,` type($updates)
   }];
   let hasVerifier = 1;
 }

@@ -277,6 +277,21 @@ LogicalResult DynamicSliceOp::inferReturnTypes(MLIRContext *, std::optional<Loca
   return success();
 }
 
+LogicalResult TakeOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                                       Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  auto type = rankedOrNull(adaptor.getOperand().getType());
+  auto indices = rankedOrNull(adaptor.getIndices().getType());
+  if (!type || !indices)
+    return emitOptionalError(loc, "expected ranked tensor operands");
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis >= type.getRank())
+    return emitOptionalError(loc, "axis ", axis, " is out of range for ", type);
+  SmallVector<int64_t> shape(type.getShape());
+  shape[axis] = indices.getDimSize(0);
+  results.push_back(type.clone(shape));
+  return success();
+}
+
 LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                       Adaptor adaptor, SmallVectorImpl<Type> &results) {
   auto type = rankedOrNull(adaptor.getOperand().getType());

@@ -9,6 +9,8 @@
 
 #include "passes/autodiff/VjpRules.h"
 
+#include <numbers>
+
 using namespace mlir;
 using namespace mlir::cotangent;
 using namespace mlir::jx;
@@ -84,6 +86,13 @@ void mlir::cotangent::addElementwiseVjpRules(VjpRuleTable &t) {
   unary<Log1pOp>(t, [](JxBuilder &b, Value x, Value) { return b.add(x, one(b, x)); },
                  /*divide=*/true);
   unary<Expm1Op>(t, [](JxBuilder &b, Value, Value y) { return b.add(y, one(b, y)); });
+  // d erf(x)/dx = 2/sqrt(pi) exp(-x^2), saved as one factor (JAX's erf JVP).
+  auto erfSlope = [](JxBuilder &b, Value x, double sign) {
+    Value scale = b.splat(x.getType(), sign * 2.0 * std::numbers::inv_sqrtpi);
+    return b.mul(scale, b.create<ExpOp>(b.neg(b.mul(x, x))));
+  };
+  unary<ErfOp>(t, [erfSlope](JxBuilder &b, Value x, Value) { return erfSlope(b, x, 1.0); });
+  unary<ErfcOp>(t, [erfSlope](JxBuilder &b, Value x, Value) { return erfSlope(b, x, -1.0); });
   // tanh saves its output y and the backward forms 1 - y*y: y is what the
   // next layer's weight gradient reads anyway, so a dense tanh layer keeps
   // one activation, not two.

@@ -291,6 +291,36 @@ void mlir::cotangent::addStructuralVjpRules(VjpRuleTable &t) {
         return out;
       }};
 
+  // take's transpose adds each cotangent row back at its index; the indices
+  // (integers) are its only residual.
+  t[TypeID::get<TakeOp>()] = VjpRule{
+      [](JxBuilder &, Operation *op, ArrayRef<bool>) {
+        return SmallVector<Value>{cast<TakeOp>(op).getIndices()};
+      },
+      [](JxBuilder &b, Operation *op, ArrayRef<bool>, ValueRange res, ArrayRef<Value> cts) {
+        SmallVector<Value> out(op->getNumOperands());
+        if (cts[0])
+          out[0] = b.create<ScatterAddOp>(b.zeros(op->getOperand(0).getType()), res[0], cts[0],
+                                          cast<TakeOp>(op).getAxis());
+        return out;
+      }};
+  t[TypeID::get<ScatterAddOp>()] = VjpRule{
+      [](JxBuilder &, Operation *op, ArrayRef<bool> active) {
+        if (!active[2])
+          return SmallVector<Value>();
+        return SmallVector<Value>{cast<ScatterAddOp>(op).getIndices()};
+      },
+      [](JxBuilder &b, Operation *op, ArrayRef<bool> active, ValueRange res, ArrayRef<Value> cts) {
+        SmallVector<Value> out(op->getNumOperands());
+        if (!cts[0])
+          return out;
+        if (active[0])
+          out[0] = cts[0];
+        if (active[2])
+          out[2] = b.create<TakeOp>(cts[0], res[0], cast<ScatterAddOp>(op).getAxis());
+        return out;
+      }};
+
   chooser<ReduceMaxOp>(t);
   chooser<ReduceMinOp>(t);
   t[TypeID::get<ReduceProdOp>()] = VjpRule{

@@ -53,6 +53,8 @@ Results cotangent::interp::detail::evalOp(Evaluator &evaluator, Operation &op,
       .Case([&](jx::LogOp) { return unary(logOp); })
       .Case([&](jx::Log1pOp) { return unary(log1pOp); })
       .Case([&](jx::Expm1Op) { return unary(expm1Op); })
+      .Case([&](jx::ErfOp) { return unary(erfOp); })
+      .Case([&](jx::ErfcOp) { return unary(erfcOp); })
       .Case([&](jx::TanhOp) { return unary(tanhOp); })
       .Case([&](jx::LogisticOp) { return unary(logisticOp); })
       .Case([&](jx::SqrtOp) { return unary(sqrtOp); })
@@ -120,6 +122,10 @@ Results cotangent::interp::detail::evalOp(Evaluator &evaluator, Operation &op,
       })
       .Case([&](jx::DynamicUpdateSliceOp) {
         return one(dynamicUpdateSliceOp(in[0], in[1], indices(in.drop_front(2))));
+      })
+      .Case([&](jx::TakeOp o) { return one(takeOp(in[0], in[1], o.getAxis())); })
+      .Case([&](jx::ScatterAddOp o) {
+        return one(scatterAddOp(in[0], in[1], in[2], o.getAxis()));
       })
       .Case([&](jx::PadOp o) {
         return one(padOp(in[0], in[1], o.getLow(), o.getHigh(), o.getInterior()));

@@ -13,6 +13,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
+#include <tuple>
 #include <type_traits>
 
 namespace cotangent::interp::detail {
@@ -54,6 +55,17 @@ void write(Tensor &t, int64_t i, T v) {
     t.setDouble(i, static_cast<double>(v));
   else
     t.setInt(i, static_cast<int64_t>(v));
+}
+
+/// (outer, n, inner): the element counts before `axis`, along it, after it.
+inline std::tuple<int64_t, int64_t, int64_t> splitAround(llvm::ArrayRef<int64_t> shape,
+                                                         int64_t axis) {
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (int64_t d = axis + 1; d < static_cast<int64_t>(shape.size()); ++d)
+    inner *= shape[d];
+  return {outer, shape[axis], inner};
 }
 
 /// Two's-complement wrapping arithmetic for integer T (plain for others).

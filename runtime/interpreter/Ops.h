@@ -33,6 +33,8 @@ Tensor expOp(const Tensor &x);
 Tensor logOp(const Tensor &x);
 Tensor log1pOp(const Tensor &x);
 Tensor expm1Op(const Tensor &x);
+Tensor erfOp(const Tensor &x);
+Tensor erfcOp(const Tensor &x);
 Tensor tanhOp(const Tensor &x);
 /// 1 / (1 + exp(-x)).
 Tensor logisticOp(const Tensor &x);
@@ -111,6 +113,12 @@ Tensor dynamicSliceOp(const Tensor &x, llvm::ArrayRef<int64_t> starts,
 /// `x` with `update` written at `starts`, each clamped into [0, dim - size].
 Tensor dynamicUpdateSliceOp(const Tensor &x, const Tensor &update,
                             llvm::ArrayRef<int64_t> starts);
+/// Slices of `x` along `axis` at the 1-D integer `indices`, each clamped
+/// into [0, n - 1]: the axis becomes as long as the indices.
+Tensor takeOp(const Tensor &x, const Tensor &indices, int64_t axis);
+/// `x` with each slice of `updates` along `axis` added at its (clamped)
+/// index; repeated indices accumulate, in index order.
+Tensor scatterAddOp(const Tensor &x, const Tensor &indices, const Tensor &updates, int64_t axis);
 /// XLA's pad: `low` / `high` (negative crops) and `interior` elements of the
 /// 0-d `paddingValue` around and between x's elements.
 Tensor padOp(const Tensor &x, const Tensor &paddingValue, llvm::ArrayRef<int64_t> low,

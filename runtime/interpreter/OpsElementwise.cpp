@@ -94,6 +94,12 @@ Tensor cotangent::interp::log1pOp(const Tensor &x) {
 Tensor cotangent::interp::expm1Op(const Tensor &x) {
   return mapUnary(x, [](auto v) { return std::expm1(v); });
 }
+Tensor cotangent::interp::erfOp(const Tensor &x) {
+  return mapUnary(x, [](auto v) { return std::erf(v); });
+}
+Tensor cotangent::interp::erfcOp(const Tensor &x) {
+  return mapUnary(x, [](auto v) { return std::erfc(v); });
+}
 Tensor cotangent::interp::tanhOp(const Tensor &x) {
   return mapUnary(x, [](auto v) { return std::tanh(v); });
 }

@@ -78,16 +78,6 @@ Tensor reduce(const Tensor &x, ArrayRef<int64_t> axes, Init init, Combine combin
   return result;
 }
 
-/// Splits `shape` around `axis` into (outer, size of axis, inner) counts.
-std::tuple<int64_t, int64_t, int64_t> splitAround(ArrayRef<int64_t> shape, int64_t axis) {
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= shape[d];
-  for (int64_t d = axis + 1; d < static_cast<int64_t>(shape.size()); ++d)
-    inner *= shape[d];
-  return {outer, shape[axis], inner};
-}
-
 template <typename T>
 T lowestOf() {
   if constexpr (std::is_floating_point_v<T>)

@@ -180,3 +180,48 @@ Tensor cotangent::interp::iotaOp(mlir::RankedTensorType type, int64_t dim) {
   while (nextIndex(index, type.getShape()));
   return result;
 }
+
+namespace {
+/// indices[k] clamped into [0, n - 1].
+int64_t clampedIndex(const Tensor &indices, int64_t k, int64_t n) {
+  return std::clamp<int64_t>(indices.getInt(k), 0, std::max<int64_t>(n - 1, 0));
+}
+} // namespace
+
+Tensor cotangent::interp::takeOp(const Tensor &x, const Tensor &indices, int64_t axis) {
+  SmallVector<int64_t> shape(x.getShape());
+  int64_t count = indices.getNumElements();
+  shape[axis] = count;
+  Tensor result(x.getType().clone(shape));
+  auto [outer, n, inner] = splitAround(x.getShape(), axis);
+  if (n == 0)
+    return result; // nothing to take from: zeros, as the compiled code gives
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t k = 0; k < count; ++k) {
+      int64_t row = clampedIndex(indices, k, n);
+      for (int64_t in = 0; in < inner; ++in)
+        result.copyElement((o * count + k) * inner + in, x, (o * n + row) * inner + in);
+    }
+  return result;
+}
+
+Tensor cotangent::interp::scatterAddOp(const Tensor &x, const Tensor &indices,
+                                       const Tensor &updates, int64_t axis) {
+  Tensor result = x.clone();
+  int64_t count = indices.getNumElements();
+  auto [outer, n, inner] = splitAround(x.getShape(), axis);
+  if (n == 0)
+    return result;
+  dispatchCompute(x.getElementKind(), [&]<typename T>() {
+    for (int64_t k = 0; k < count; ++k) {
+      int64_t row = clampedIndex(indices, k, n);
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t in = 0; in < inner; ++in) {
+          int64_t dst = (o * n + row) * inner + in;
+          write<T>(result, dst,
+                   wrapAdd(read<T>(result, dst), read<T>(updates, (o * count + k) * inner + in)));
+        }
+    }
+  });
+  return result;
+}

@@ -14,7 +14,9 @@ func.func @unary_float(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   // CHECK-NEXT: %[[V5:.+]] = jx.log %[[V4]] : tensor<2x3xf32>
   // CHECK-NEXT: %[[V6:.+]] = jx.log1p %[[V5]] : tensor<2x3xf32>
   // CHECK-NEXT: %[[V7:.+]] = jx.expm1 %[[V6]] : tensor<2x3xf32>
-  // CHECK-NEXT: %[[V8:.+]] = jx.tanh %[[V7]] : tensor<2x3xf32>
+  // CHECK-NEXT: %[[E0:.+]] = jx.erf %[[V7]] : tensor<2x3xf32>
+  // CHECK-NEXT: %[[E1:.+]] = jx.erfc %[[E0]] : tensor<2x3xf32>
+  // CHECK-NEXT: %[[V8:.+]] = jx.tanh %[[E1]] : tensor<2x3xf32>
   // CHECK-NEXT: %[[V9:.+]] = jx.logistic %[[V8]] : tensor<2x3xf32>
   // CHECK-NEXT: %[[V10:.+]] = jx.sqrt %[[V9]] : tensor<2x3xf32>
   // CHECK-NEXT: %[[V11:.+]] = jx.rsqrt %[[V10]] : tensor<2x3xf32>
@@ -33,7 +35,9 @@ func.func @unary_float(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %5 = jx.log %4 : tensor<2x3xf32>
   %6 = jx.log1p %5 : tensor<2x3xf32>
   %7 = jx.expm1 %6 : tensor<2x3xf32>
-  %8 = jx.tanh %7 : tensor<2x3xf32>
+  %e0 = jx.erf %7 : tensor<2x3xf32>
+  %e1 = jx.erfc %e0 : tensor<2x3xf32>
+  %8 = jx.tanh %e1 : tensor<2x3xf32>
   %9 = jx.logistic %8 : tensor<2x3xf32>
   %10 = jx.sqrt %9 : tensor<2x3xf32>
   %11 = jx.rsqrt %10 : tensor<2x3xf32>

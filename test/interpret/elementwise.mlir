@@ -1,6 +1,7 @@
 // Elementwise jx ops on values whose results are exact in the element type.
 // All-equal results print as splats (dense<1.000000e+00>).
 // RUN: cotangent-interpret %s --fn transcendental --arg "dense<[0.0, 1.0]> : tensor<2xf32>" | FileCheck %s --check-prefix=TRANS
+// RUN: cotangent-interpret %s --fn erf --arg "dense<[0.0, 30.0, -30.0]> : tensor<3xf32>" | FileCheck %s --check-prefix=ERF
 // RUN: cotangent-interpret %s --fn rounding --arg "dense<[-1.5, 2.5, -0.0]> : tensor<3xf32>" | FileCheck %s --check-prefix=ROUND
 // RUN: cotangent-interpret %s --fn ints --arg "dense<[7, -7, 2147483647, -2147483648, 5]> : tensor<5xi32>" --arg "dense<[2, 2, 1, -1, 0]> : tensor<5xi32>" | FileCheck %s --check-prefix=INTS
 // RUN: cotangent-interpret %s --fn floats --arg "dense<[1.0, -3.0, 8.0]> : tensor<3xf64>" --arg "dense<[2.0, 2.0, 3.0]> : tensor<3xf64>" | FileCheck %s --check-prefix=FLOATS
@@ -43,6 +44,15 @@ func.func @transcendental(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, t
   %12 = jx.div %8, %11 : tensor<2xf32>
   return %0, %1, %2, %3, %4, %5, %6, %10, %12, %9 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>,
     tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}
+
+// erf and erfc where their f32 values are exact: at 0 and in the tails.
+// ERF: result 0: dense<[0.000000e+00, 1.000000e+00, -1.000000e+00]> : tensor<3xf32>
+// ERF: result 1: dense<[1.000000e+00, 0.000000e+00, 2.000000e+00]> : tensor<3xf32>
+func.func @erf(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %0 = jx.erf %x : tensor<3xf32>
+  %1 = jx.erfc %x : tensor<3xf32>
+  return %0, %1 : tensor<3xf32>, tensor<3xf32>
 }
 
 // ROUND: result 0: dense<[1.500000e+00, 2.500000e+00, 0.000000e+00]> : tensor<3xf32>

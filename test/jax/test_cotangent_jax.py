@@ -43,14 +43,14 @@ def opt_accepts(text):
 class Refusals(unittest.TestCase):
     def test_every_unsupported_primitive_is_listed(self):
         def f(x):
-            return jnp.sum(jnp.sort(x, axis=1) + lax.erf(x) + jnp.cbrt(x))
+            return jnp.sum(jnp.sort(x, axis=1) + lax.erf_inv(x) + jnp.cbrt(x))
         with self.assertRaises(cj.UnsupportedPrimitiveError) as cm:
             cj.to_jx(f, X)
         e = cm.exception
-        self.assertEqual(set(e.primitives), {"sort", "erf", "cbrt"})
+        self.assertEqual(set(e.primitives), {"sort", "erf_inv", "cbrt"})
         msg = str(e)
         self.assertIn("3 unsupported JAX primitives", msg)
-        for p in ("sort", "erf", "cbrt"):
+        for p in ("sort", "erf_inv", "cbrt"):
             self.assertIn(f"  {p}  (first at ", msg)
         self.assertIn("test_cotangent_jax.py", msg)  # where the user wrote it
         self.assertIn("docs/jax.md", msg)
@@ -278,6 +278,53 @@ class Helpers(unittest.TestCase):
                 np.testing.assert_allclose(value, want_v, rtol=1e-5)
                 for a, b in zip(grads, want_g):
                     np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+    def test_exact_gelu_grad(self):
+        # jax.nn.gelu(approximate=False) is erfc; erf alongside it.
+        def loss(w, x):
+            h = x @ w
+            return jnp.sum(jax.nn.gelu(h, approximate=False) + lax.erf(h))
+        want_v, want_g = jax.value_and_grad(loss, argnums=(0, 1))(X.T, X)
+        for compiled in (False, True):
+            with self.subTest(compiled=compiled):
+                value, grads = cj.grad(loss, X.T, X, compiled=compiled)
+                np.testing.assert_allclose(value, want_v, rtol=1e-5)
+                for a, b in zip(grads, want_g):
+                    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+    def test_take_gathers(self):
+        # Out-of-range ids (8 and -9; -1 is the last row): jnp.take's default mode fills their rows
+        # with NaN, mode="clip" clamps them, .at[].add drops their updates. x[ids] and take along
+        # axis 1 stay in range. The gradients are scatter-adds and takes (none for dropped rows).
+        table = np.linspace(-1, 1, 24, dtype=np.float32).reshape(6, 4)
+        ids = np.array([[1, 8, -1], [1, -9, 0]], np.int32)
+        cols = np.array([3, 0, 3], np.int32)
+
+        def loss(t, w):
+            a = jnp.take(t, ids, axis=0)
+            a = jnp.where(jnp.isnan(a), 3.0, a)
+            b = jnp.take(t, ids, axis=0, mode="clip")
+            c = t[ids % 6]
+            d = jnp.take(t, cols, axis=1)
+            e = t.at[ids].add(w)  # rows 8 and -9 dropped, -1 the last
+            return (jnp.sum(jnp.sin(a) * w) + jnp.sum(b * b) + jnp.sum(jnp.cos(c)) + jnp.sum(d ** 3)
+                    + jnp.sum(jnp.sin(e)))
+        w = np.linspace(0.5, 1.5, 24, dtype=np.float32).reshape(2, 3, 4)
+        want_v, want_g = jax.value_and_grad(loss, argnums=(0, 1))(table, w)
+        for compiled in (False, True):
+            with self.subTest(compiled=compiled):
+                value, grads = cj.grad(loss, table, w, compiled=compiled)
+                np.testing.assert_allclose(value, want_v, rtol=1e-5)
+                for a, b in zip(grads, want_g):
+                    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+    def test_general_gather_is_refused(self):
+        def f(x, i):
+            return jnp.sum(x[i, i])  # two index arrays: a point gather, not one axis' slices
+        with self.assertRaises(cj.UnsupportedTypeError) as cm:
+            cj.to_jx(f, X, np.array([0, 2], np.int32))
+        self.assertIn("jx.take and jx.scatter_add express gathers and scatters of whole slices along one axis",
+                      str(cm.exception))
 
     def test_cli(self):
         with tempfile.TemporaryDirectory() as tmp:

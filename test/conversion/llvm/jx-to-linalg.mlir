@@ -147,3 +147,31 @@ func.func @structure(%x: tensor<3xf32>) -> tensor<3xf32> {
   %s = jx.sin %b : tensor<3xf32>
   return %s : tensor<3xf32>
 }
+
+// take: one parallel generic over the result, the indices an input indexed
+// by the axis' loop, the operand read at the clamped index.
+// CHECK-LABEL: func.func @take
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]{{.*}} ins(%{{.*}} : tensor<6xi32>) outs(%{{.*}} : tensor<6x4xf32>)
+// CHECK:           arith.index_cast
+// CHECK:           arith.maxsi
+// CHECK:           arith.minsi
+// CHECK:           tensor.extract %{{.*}} : tensor<10x4xf32>
+func.func @take(%table: tensor<10x4xf32>, %ids: tensor<6xi32>) -> tensor<6x4xf32> {
+  %0 = jx.take %table[%ids], axis = 0 : tensor<10x4xf32>, tensor<6xi32> -> tensor<6x4xf32>
+  return %0 : tensor<6x4xf32>
+}
+
+// scatter_add: an scf.for over the indices that adds each update row into
+// the row at its clamped index (repeated indices accumulate in order).
+// CHECK-LABEL: func.func @scatter_add
+// CHECK:         scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<10x4xf32>)
+// CHECK:           tensor.extract %{{.*}}[%[[K]]] : tensor<6xi32>
+// CHECK:           %[[ROW:.*]] = arith.minsi
+// CHECK:           tensor.extract_slice %{{.*}}[%[[K]], 0] [1, 4] [1, 1] : tensor<6x4xf32> to tensor<4xf32>
+// CHECK:           tensor.extract_slice %[[ACC]][%[[ROW]], 0] [1, 4] [1, 1] : tensor<10x4xf32> to tensor<4xf32>
+// CHECK:           arith.addf
+// CHECK:           tensor.insert_slice %{{.*}} into %[[ACC]][%[[ROW]], 0] [1, 4] [1, 1]
+func.func @scatter_add(%x: tensor<10x4xf32>, %ids: tensor<6xi32>, %u: tensor<6x4xf32>) -> tensor<10x4xf32> {
+  %0 = jx.scatter_add %x[%ids], %u, axis = 0 : tensor<10x4xf32>, tensor<6xi32>, tensor<6x4xf32>
+  return %0 : tensor<10x4xf32>
+}

@@ -4,6 +4,7 @@
 // RUN: cotangent-run %s --fn scan | FileCheck %s --check-prefix=SCAN
 // RUN: cotangent-run %s --fn shapes | FileCheck %s --check-prefix=SHAPE
 // RUN: cotangent-run %s --fn control | FileCheck %s --check-prefix=CTRL
+// RUN: cotangent-run %s --fn gather --values=10 | FileCheck %s --check-prefix=GATHER
 
 // ELT: @elementwise: 4 results
 // ELT-NEXT: result 0: f32[4] [3, -6, 0, 5] sum=2
@@ -112,4 +113,23 @@ func.func @control() -> (tensor<i32>, tensor<2xf32>, tensor<2xf32>) {
     jx.yield %2 : tensor<2xf32>
   }
   return %n, %r, %s : tensor<i32>, tensor<2xf32>, tensor<2xf32>
+}
+
+// take clamps 9 to row 2 and -1 to row 0; scatter_add accumulates the
+// repeated rows, in f32 along axis 0 and in i32 along axis 1.
+// GATHER: result 0: f32[5,2] [5, 6, 1, 2, 5, 6, 1, 2, 5, 6] sum=39
+// GATHER-NEXT: result 1: f32[3,2] [2, 2, 0, 0, 3, 3] sum=10
+// GATHER-NEXT: result 2: i32[2,3] [1, 6, 3, 4, 15, 6] sum=35
+func.func @gather() -> (tensor<5x2xf32>, tensor<3x2xf32>, tensor<2x3xi32>) {
+  %x = jx.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
+  %i = jx.constant dense<[2, 0, 9, -1, 2]> : tensor<5xi32>
+  %0 = jx.take %x[%i], axis = 0 : tensor<3x2xf32>, tensor<5xi32> -> tensor<5x2xf32>
+  %z = jx.constant dense<0.0> : tensor<3x2xf32>
+  %ones = jx.constant dense<1.0> : tensor<5x2xf32>
+  %1 = jx.scatter_add %z[%i], %ones, axis = 0 : tensor<3x2xf32>, tensor<5xi32>, tensor<5x2xf32>
+  %m = jx.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi32>
+  %j = jx.constant dense<[1, 1]> : tensor<2xi64>
+  %c = jx.take %m[%j], axis = 1 : tensor<2x3xi32>, tensor<2xi64> -> tensor<2x2xi32>
+  %2 = jx.scatter_add %m[%j], %c, axis = 1 : tensor<2x3xi32>, tensor<2xi64>, tensor<2x2xi32>
+  return %0, %1, %2 : tensor<5x2xf32>, tensor<3x2xf32>, tensor<2x3xi32>
 }

@@ -124,3 +124,32 @@ func.func @barrier_twice(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> 
 // CHECK-SAME:    residuals = 4
 // CHECK:         %[[T:.*]] = jx.mul %[[CT]], %[[SAVED]]
 // CHECK:         jx.mul %[[T]], %[[SAVED]]
+
+// -----
+
+// take's cotangent adds each row's cotangent back at its index (a
+// scatter-add into zeros); its only residual is the indices. The indices,
+// integers, get a zero cotangent.
+func.func @embed(%table: tensor<10x4xf32>, %ids: tensor<6xi32>) -> tensor<6x4xf32> {
+  %0 = jx.take %table[%ids], axis = 0 : tensor<10x4xf32>, tensor<6xi32> -> tensor<6x4xf32>
+  return %0 : tensor<6x4xf32>
+}
+// CHECK-LABEL: func.func @embed_fwd(
+// CHECK:         %[[R:.*]] = jx.take
+// CHECK:         return %[[R]], %{{.*}} : tensor<6x4xf32>, tensor<6xi32>
+// CHECK:       func.func @embed_bwd(%[[I:.*]]: tensor<6xi32> {{.*}}, %[[CT:.*]]: tensor<6x4xf32>)
+// CHECK:         %[[Z:.*]] = jx.constant dense<0.000000e+00> : tensor<10x4xf32>
+// CHECK:         %[[G:.*]] = jx.scatter_add %[[Z]][%[[I]]], %[[CT]], axis = 0
+// CHECK:         return %[[G]], %{{.*}} : tensor<10x4xf32>, tensor<6xi32>
+
+// -----
+
+// scatter_add passes the cotangent to its operand and takes the updates'
+// rows from it.
+func.func @accumulate(%x: tensor<5x3xf32>, %ids: tensor<4xi64>, %u: tensor<5x4xf32>) -> tensor<5x3xf32> {
+  %0 = jx.scatter_add %x[%ids], %u, axis = 1 : tensor<5x3xf32>, tensor<4xi64>, tensor<5x4xf32>
+  return %0 : tensor<5x3xf32>
+}
+// CHECK:       func.func @accumulate_bwd(%[[I:.*]]: tensor<4xi64> {{.*}}, %[[CT:.*]]: tensor<5x3xf32>)
+// CHECK:         %[[GU:.*]] = jx.take %[[CT]][%[[I]]], axis = 1 : tensor<5x3xf32>, tensor<4xi64> -> tensor<5x4xf32>
+// CHECK:         return %[[CT]], %{{.*}}, %[[GU]] : tensor<5x3xf32>, tensor<4xi64>, tensor<5x4xf32>

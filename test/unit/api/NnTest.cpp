@@ -1,10 +1,8 @@
-// tracer/Nn.h: jax.nn's functions. For each: its values against a direct
-// evaluation in double, its gradient against central differences (f64), and
-// the compiled gradient against the interpreter's (f32, relative 1e-5).
-#include "tracer/Jit.h"
+// tracer/Nn.h: jax.nn's functions (and np::erf, erfc), each through
+// OpCheck.h's value, gradient (f64 and f32) and compiled-vs-interpreter checks.
 #include "tracer/Nn.h"
 
-#include "RandomTensor.h"
+#include "OpCheck.h"
 
 #include <catch2/catch.hpp>
 
@@ -14,19 +12,9 @@
 #include <numeric>
 
 using namespace cotangent;
+using namespace cotangent::test;
 
 namespace {
-
-using Fn = std::function<Tensor(Tensor)>;
-/// The reference: row-major values of the input (rows x cols) to outputs.
-using Reference = std::function<std::vector<double>(const std::vector<double> &, int64_t, int64_t)>;
-
-std::vector<double> values(const interp::Tensor &t) {
-  std::vector<double> out(t.getNumElements());
-  for (int64_t i = 0; i < t.getNumElements(); ++i)
-    out[i] = t.getDouble(i);
-  return out;
-}
 
 std::vector<double> elementwise(const std::vector<double> &x, double (*f)(double)) {
   std::vector<double> out(x.size());
@@ -50,49 +38,6 @@ double logSumExp(const std::vector<double> &v) {
   for (double e : v)
     s += std::exp(e - m);
   return m + std::log(s);
-}
-
-interp::Tensor withType(mlir::MLIRContext &ctx, const interp::Tensor &t, mlir::Type elem) {
-  auto type = mlir::RankedTensorType::get(t.getShape(), elem);
-  return interp::Tensor::fromDoubles(type, values(t));
-}
-
-/// The three checks on `f` at a 3 x 5 input drawn from [-bound, bound].
-void check(const Fn &f, const Reference &reference, double bound = 2.0) {
-  mlir::MLIRContext ctx;
-  const int64_t rows = 3, cols = 5;
-  interp::Tensor x = randomTensor(ctx, {rows, cols}, 11, bound);
-  // Values.
-  auto forward = jit([&](Tensor t) { return f(t); });
-  std::vector<interp::Tensor> out = forward(x);
-  REQUIRE(out.size() == 1);
-  std::vector<double> want = reference(values(x), rows, cols);
-  REQUIRE(static_cast<size_t>(out[0].getNumElements()) == want.size());
-  for (size_t i = 0; i < want.size(); ++i)
-    CHECK(out[0].getDouble(i) == Approx(want[i]).epsilon(1e-12).margin(1e-12));
-
-  // Gradient of <w, f(x)> against central differences, in f64.
-  interp::Tensor w = randomTensor(ctx, out[0].getShape().vec(), 12, 1.0);
-  auto loss = [&](Tensor t, Tensor weights) { return np::sum(f(t) * weights); };
-  std::vector<interp::Tensor> g = grad(loss)(x, w);
-  auto at = [&](const interp::Tensor &t) { return value_and_grad(loss)(t, w).first.getDouble(0); };
-  for (int64_t i = 0; i < x.getNumElements(); ++i) {
-    interp::Tensor plus = x.clone(), minus = x.clone();
-    plus.setDouble(i, x.getDouble(i) + 1e-6);
-    minus.setDouble(i, x.getDouble(i) - 1e-6);
-    CHECK(g[0].getDouble(i) == Approx((at(plus) - at(minus)) / 2e-6).epsilon(1e-6).margin(1e-8));
-  }
-
-  // f32: the compiled gradient equals the interpreter's.
-  interp::Tensor x32 = withType(ctx, x, mlir::Float32Type::get(&ctx));
-  interp::Tensor w32 = withType(ctx, w, mlir::Float32Type::get(&ctx));
-  std::vector<interp::Tensor> interpreted = grad(loss)(x32, w32);
-  std::vector<interp::Tensor> compiled = jit(grad(loss))(x32, w32);
-  REQUIRE(compiled.size() == interpreted.size());
-  for (size_t k = 0; k < compiled.size(); ++k)
-    for (int64_t i = 0; i < compiled[k].getNumElements(); ++i)
-      CHECK(compiled[k].getDouble(i) ==
-            Approx(interpreted[k].getDouble(i)).epsilon(1e-5).margin(1e-6));
 }
 
 } // namespace
@@ -121,12 +66,30 @@ TEST_CASE("nn::sigmoid, softplus, silu, relu, gelu", "[api][nn]") {
       return elementwise(x, [](double v) { return v > 0 ? v : 0.0; });
     });
   }
+  SECTION("gelu (exact, erfc)") {
+    check([](Tensor x) { return nn::gelu(x, /*approximate=*/false); },
+          [](auto &x, int64_t, int64_t) {
+            return elementwise(x, [](double v) { return 0.5 * v * std::erfc(-v / std::sqrt(2.0)); });
+          });
+  }
   SECTION("gelu (tanh)") {
     check([](Tensor x) { return nn::gelu(x); }, [](auto &x, int64_t, int64_t) {
       return elementwise(x, [](double v) {
         return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
       });
     });
+  }
+}
+
+TEST_CASE("np::erf and erfc", "[api][nn]") {
+  SECTION("erf") {
+    check([](Tensor x) { return np::erf(x); },
+          [](auto &x, int64_t, int64_t) { return elementwise(x, [](double v) { return std::erf(v); }); });
+  }
+  SECTION("erfc, into its tail") {
+    check([](Tensor x) { return np::erfc(x); },
+          [](auto &x, int64_t, int64_t) { return elementwise(x, [](double v) { return std::erfc(v); }); },
+          4.0);
   }
 }
 

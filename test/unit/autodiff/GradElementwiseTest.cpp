@@ -101,6 +101,8 @@ TEST_CASE("vjp of exp", "[autodiff][grad]") { checkUnary("exp", -2, 2); }
 TEST_CASE("vjp of log", "[autodiff][grad]") { checkUnary("log", 0.2, 4); }
 TEST_CASE("vjp of log1p", "[autodiff][grad]") { checkUnary("log1p", -0.8, 3); }
 TEST_CASE("vjp of expm1", "[autodiff][grad]") { checkUnary("expm1", -2, 2); }
+TEST_CASE("vjp of erf", "[autodiff][grad]") { checkUnary("erf", -2.5, 2.5); }
+TEST_CASE("vjp of erfc", "[autodiff][grad]") { checkUnary("erfc", -2.5, 2.5); }
 TEST_CASE("vjp of tanh", "[autodiff][grad]") { checkUnary("tanh", -2.5, 2.5); }
 TEST_CASE("vjp of logistic", "[autodiff][grad]") { checkUnary("logistic", -4, 4); }
 TEST_CASE("vjp of sqrt", "[autodiff][grad]") { checkUnary("sqrt", 0.2, 4); }

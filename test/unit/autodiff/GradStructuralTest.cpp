@@ -229,6 +229,48 @@ TEST_CASE("vjp of dynamic_slice and dynamic_update_slice", "[autodiff][grad]") {
   }
 }
 
+TEST_CASE("vjp of take and scatter_add", "[autodiff][grad]") {
+  // Indices repeat (their cotangents accumulate), and 7 and -2 are clamped.
+  const std::vector<double> rows = {1, 4, 1, 7, -2, 0}, cols = {2, 0, 2};
+  SECTION("take along axis 0") {
+    std::mt19937_64 rng(81);
+    GradCheck options;
+    options.inputs = {random("tensor<5x3xf64>", rng), values("tensor<6xi32>", rows)};
+    VjpResult r = checkGradients(R"(func.func @f(%x: tensor<5x3xf64>, %i: tensor<6xi32>) -> tensor<6x3xf64> {
+  %0 = jx.take %x[%i], axis = 0 : tensor<5x3xf64>, tensor<6xi32> -> tensor<6x3xf64>
+  %1 = jx.sin %0 : tensor<6x3xf64>
+  return %1 : tensor<6x3xf64>
+})",
+                                 options);
+    CHECK(allZero(r.gradients[1]));
+  }
+  SECTION("take along axis 1, its result used twice") {
+    std::mt19937_64 rng(82);
+    GradCheck options;
+    options.inputs = {random("tensor<2x4xf64>", rng), values("tensor<3xi64>", cols)};
+    checkGradients(R"(func.func @f(%x: tensor<2x4xf64>, %i: tensor<3xi64>) -> tensor<2x3xf64> {
+  %0 = jx.take %x[%i], axis = 1 : tensor<2x4xf64>, tensor<3xi64> -> tensor<2x3xf64>
+  %1 = jx.mul %0, %0 : tensor<2x3xf64>
+  %2 = jx.add %1, %0 : tensor<2x3xf64>
+  return %2 : tensor<2x3xf64>
+})",
+                   options);
+  }
+  SECTION("scatter_add, operand and updates active") {
+    std::mt19937_64 rng(83);
+    GradCheck options;
+    options.inputs = {random("tensor<5x3xf64>", rng), values("tensor<6xi32>", rows),
+                      random("tensor<6x3xf64>", rng)};
+    VjpResult r = checkGradients(R"(func.func @f(%x: tensor<5x3xf64>, %i: tensor<6xi32>, %u: tensor<6x3xf64>) -> tensor<5x3xf64> {
+  %0 = jx.scatter_add %x[%i], %u, axis = 0 : tensor<5x3xf64>, tensor<6xi32>, tensor<6x3xf64>
+  %1 = jx.mul %0, %0 : tensor<5x3xf64>
+  return %1 : tensor<5x3xf64>
+})",
+                                 options);
+    CHECK(allZero(r.gradients[1]));
+  }
+}
+
 TEST_CASE("vjp of pad", "[autodiff][grad]") {
   checkAll({
       {"low, high, interior", R"(func.func @f(%x: tensor<3xf64>, %p: tensor<f64>) -> tensor<8xf64> {

@@ -1,6 +1,7 @@
 // Every jx op compiled for the CPU (jx-lower-to-llvm + JIT) and compared with
 // the reference interpreter on seeded arguments, per element type.
 #include "test/unit/cpu/Compare.h"
+#include "test/support/ProgramText.h"
 
 #include <string>
 #include <vector>
@@ -64,7 +65,7 @@ void runCases(const std::vector<Case> &cases) {
 
 TEST_CASE("CPU elementwise ops match the interpreter", "[cpu][ops]") {
   std::vector<Case> cases;
-  for (std::string op : {"sin", "cos", "tan", "exp", "expm1", "tanh", "logistic", "floor", "ceil",
+  for (std::string op : {"sin", "cos", "tan", "exp", "expm1", "erf", "erfc", "tanh", "logistic", "floor", "ceil",
                          "neg", "abs", "sign", "stop_gradient"})
     for (std::string type : {"f32", "f64"})
       cases.push_back({op + "_" + type, unary(op, type)});
@@ -192,6 +193,17 @@ func.func @slices(%a: tensor<6x4xf32>, %u: tensor<2x2xf32>, %i: tensor<i32>, %j:
   return %0, %1, %2, %3, %4, %c : tensor<2x3xf32>, tensor<6x4xf32>, tensor<9x7xf32>, tensor<8x4xf32>, tensor<2x3xi32>, tensor<4xf32>
 })"},
   };
+  // take and scatter_add: the random indices in [-4, 4] repeat and fall
+  // outside [0, 3) on both sides (clamped); f32, f64, i32, both axes.
+  for (std::string t : {"f32", "f64", "i32"})
+    cases.push_back({"gather_" + t, cotangent::testing::subst(R"(
+func.func @gather_$T(%a: tensor<3x5x$T>, %i: tensor<7xi32>, %j: tensor<4xi64>, %u: tensor<7x5x$T>, %v: tensor<3x4x$T>) -> (tensor<7x5x$T>, tensor<3x4x$T>, tensor<3x5x$T>, tensor<3x5x$T>) {
+  %0 = jx.take %a[%i], axis = 0 : tensor<3x5x$T>, tensor<7xi32> -> tensor<7x5x$T>
+  %1 = jx.take %a[%j], axis = 1 : tensor<3x5x$T>, tensor<4xi64> -> tensor<3x4x$T>
+  %2 = jx.scatter_add %a[%i], %u, axis = 0 : tensor<3x5x$T>, tensor<7xi32>, tensor<7x5x$T>
+  %3 = jx.scatter_add %a[%j], %v, axis = 1 : tensor<3x5x$T>, tensor<4xi64>, tensor<3x4x$T>
+  return %0, %1, %2, %3 : tensor<7x5x$T>, tensor<3x4x$T>, tensor<3x5x$T>, tensor<3x5x$T>
+})", {{"T", t}})});
   runCases(cases);
 }
 

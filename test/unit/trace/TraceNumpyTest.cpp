@@ -69,14 +69,14 @@ TEST_CASE("every unary function emits its primitive", "[trace][numpy]") {
   trace t(
       [](Tensor x) {
         Tensor y = np::sin(x) + np::cos(x) + np::tan(x) + np::exp(x) + np::log(x) +
-                   np::log1p(x) + np::expm1(x) + np::tanh(x) + np::logistic(x) + np::sqrt(x) +
+                   np::log1p(x) + np::expm1(x) + np::erf(x) + np::erfc(x) + np::tanh(x) + np::logistic(x) + np::sqrt(x) +
                    np::rsqrt(x) + np::abs(x) + np::sign(x) + np::floor(x) + np::ceil(x) +
                    np::relu(x) + np::power(x, 3) + np::power(x, x) + np::stop_gradient(x);
         return -y;
       },
       f32({2}));
   for (const char *op : {"jx.sin", "jx.cos", "jx.tan", "jx.exp", "jx.log", "jx.log1p",
-                         "jx.expm1", "jx.tanh", "jx.logistic", "jx.sqrt", "jx.rsqrt", "jx.abs",
+                         "jx.expm1", "jx.erf", "jx.erfc", "jx.tanh", "jx.logistic", "jx.sqrt", "jx.rsqrt", "jx.abs",
                          "jx.sign", "jx.floor", "jx.ceil", "jx.max", "jx.integer_pow", "jx.pow",
                          "jx.stop_gradient", "jx.neg"})
     CHECK(countOps(t.module(), op) == 1);

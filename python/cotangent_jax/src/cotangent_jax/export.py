@@ -174,7 +174,8 @@ class _Region:
 # Primitive tables
 # ---------------------------------------------------------------------------------------------
 
-_UNARY = {"neg", "sin", "cos", "tan", "exp", "log", "log1p", "expm1", "tanh", "logistic", "sqrt",
+_UNARY = {"neg", "sin", "cos", "tan", "exp", "log", "log1p", "expm1", "erf", "erfc", "tanh",
+          "logistic", "sqrt",
           "rsqrt", "abs", "sign", "floor", "ceil", "not", "stop_gradient"}
 _BINARY = {"add": "add", "add_any": "add", "sub": "sub", "mul": "mul", "div": "div", "max": "max",
            "min": "min", "pow": "pow", "atan2": "atan2", "rem": "rem", "and": "and", "or": "or"}
@@ -185,8 +186,8 @@ _INLINE = {"jit": "jaxpr", "pjit": "jaxpr", "closed_call": "call_jaxpr", "core_c
            "custom_vjp_call_jaxpr": "fun_jaxpr", "remat_call": "call_jaxpr"}
 _OTHER = {"integer_pow", "square", "exp2", "is_finite", "clamp", "select_n", "dot_general",
           "broadcast_in_dim", "reshape", "transpose", "squeeze", "expand_dims", "concatenate", "split", "stack",
-          "slice", "dynamic_slice", "dynamic_update_slice", "pad", "iota", "convert_element_type",
-          "argmax", "cumsum", "copy", "copy_p", "optimization_barrier", "name", "remat2", "checkpoint",
+          "slice", "dynamic_slice", "dynamic_update_slice", "gather", "scatter-add", "pad", "iota",
+          "convert_element_type", "argmax", "cumsum", "copy", "copy_p", "optimization_barrier", "name", "remat2", "checkpoint",
           "scan", "cond", "while"}
 
 #: Every JAX primitive the exporter translates.
@@ -511,6 +512,16 @@ class _FunctionWriter:
             types = ", ".join([x.type, u.type] + [i.type for i in idx])
             return region.emit(f"jx.dynamic_update_slice {x.name}, {u.name}[" + ", ".join(i.name for i in idx)
                                + f"] : {types}", [(x.shape, x.dtype)], loc)
+        if name == "gather":
+            check_params(("dimension_numbers", "slice_sizes", "unique_indices", "indices_are_sorted", "mode",
+                          "fill_value"))
+            return self.gather(region, eqn, ins, out, loc)
+        if name == "scatter-add":
+            check_params(("dimension_numbers", "indices_are_sorted", "unique_indices", "mode", "update_jaxpr",
+                          "update_consts"))
+            if p["update_consts"]:
+                raise UnsupportedTypeError(f"scatter-add at {where(eqn)}: update_consts are not supported")
+            return self.scatter_add(region, eqn, ins, out, loc)
         if name == "pad":
             check_params(("padding_config",))
             x, v = ins
@@ -563,6 +574,99 @@ class _FunctionWriter:
         if name == "while":
             return self.while_(region, eqn, ins, loc)
         raise UnsupportedPrimitiveError({name: where(eqn)})
+
+    @staticmethod
+    def _one_axis(eqn, x, idx, batching, collapsed, index_map, window_dims, full_slices=True):
+        """The axis of a gather/scatter that moves whole slices along one axis of `x` (the jx.take /
+        jx.scatter_add form), the indices' batch shape, and the flattened count; else an error."""
+        rank = len(x.shape)
+        ok = (not batching and len(index_map) == 1 and tuple(collapsed) == tuple(index_map)
+              and len(idx.shape) >= 1 and idx.shape[-1] == 1 and full_slices)
+        if ok:
+            a, batch = int(index_map[0]), tuple(idx.shape[:-1])
+            ok = tuple(window_dims) == tuple(range(a)) + tuple(range(a + len(batch), rank - 1 + len(batch)))
+        if not ok:
+            raise UnsupportedTypeError(
+                f"{eqn.primitive.name} at {where(eqn)}: jx.take and jx.scatter_add express gathers and scatters "
+                f"of whole slices along one axis (jnp.take, x[ids], x.at[ids].add); this one has "
+                f"{eqn.params['dimension_numbers']}")
+        if idx.dtype not in (np.dtype("int32"), np.dtype("int64")):
+            raise UnsupportedTypeError(f"{eqn.primitive.name} at {where(eqn)}: indices must be int32/int64, "
+                                       f"got {idx.type}")
+        return a, batch, int(np.prod(batch, dtype=np.int64))
+
+    @staticmethod
+    def _in_range(region, flat, n, a, shape, loc):
+        """Booleans of `shape`: whether the index of each slice along `a` lies in [0, n)."""
+        count = flat.shape[0]
+        lo = region.constant(np.zeros(count), flat.dtype)
+        hi = region.constant(np.full(count, n), flat.dtype)
+        b1 = np.dtype(bool)
+        t1 = tensor_type((count,), b1)
+        ge = region.emit(f"jx.ge {flat.name}, {lo.name} : {flat.type}", [((count,), b1)], loc)[0]
+        lt = region.emit(f"jx.lt {flat.name}, {hi.name} : {flat.type}", [((count,), b1)], loc)[0]
+        ok = region.emit(f"jx.and {ge.name}, {lt.name} : {t1}", [((count,), b1)], loc)[0]
+        return region.emit(f"jx.broadcast_in_dim {ok.name}, dims = [{a}] : {t1} -> {tensor_type(shape, b1)}",
+                           [(shape, b1)], loc)[0]
+
+    @staticmethod
+    def _reshape(region, x, shape, loc):
+        shape = tuple(int(d) for d in shape)
+        if tuple(x.shape) == shape:
+            return x
+        return region.emit(f"jx.reshape {x.name} : {x.type} -> {tensor_type(shape, x.dtype)}",
+                           [(shape, x.dtype)], loc)[0]
+
+    def gather(self, region, eqn, ins, out, loc):
+        """A gather of whole slices along one axis (jnp.take, `x[ids]`) as jx.take.
+
+        jx.take clamps indices (XLA's CLIP, and what PROMISE_IN_BOUNDS does); FILL_OR_DROP, jnp.take's
+        default, gives the fill value where an index is outside [0, n): those rows are selected after.
+        """
+        x, idx = ins
+        p = eqn.params
+        dn, sizes = p["dimension_numbers"], tuple(int(s) for s in p["slice_sizes"])
+        a = int(dn.start_index_map[0]) if len(dn.start_index_map) == 1 else 0
+        full = sizes == tuple(1 if d == a else int(x.shape[d]) for d in range(len(x.shape)))
+        a, _, count = self._one_axis(eqn, x, idx, dn.operand_batching_dims, dn.collapsed_slice_dims,
+                                     dn.start_index_map, dn.offset_dims, full)
+        flat = self._reshape(region, idx, (count,), loc)
+        shape = tuple(x.shape[:a]) + (count,) + tuple(x.shape[a + 1:])
+        t = tensor_type(shape, x.dtype)
+        taken = region.emit(f"jx.take {x.name}[{flat.name}], axis = {a} : {x.type}, {flat.type} -> {t}",
+                            [(shape, x.dtype)], loc)[0]
+        if getattr(p["mode"], "name", str(p["mode"])) == "FILL_OR_DROP":
+            fill = p["fill_value"]
+            if fill is None:  # jnp.take's defaults
+                fill = (np.nan if np.issubdtype(x.dtype, np.inexact) else True if x.dtype == np.dtype(bool)
+                        else np.iinfo(x.dtype).min)
+            ok = self._in_range(region, flat, x.shape[a], a, shape, loc)
+            filler = region.constant(np.full(shape, fill), x.dtype)
+            taken = region.emit(f"jx.select_n {ok.name}, {filler.name}, {taken.name} : {ok.type}, {t}, {t}",
+                                [(shape, x.dtype)], loc)[0]
+        return [self._reshape(region, taken, out.shape, loc)]
+
+    def scatter_add(self, region, eqn, ins, out, loc):
+        """`x.at[ids].add(u)` along one axis as jx.scatter_add; FILL_OR_DROP (the default) drops
+        the updates whose index is outside [0, n), so they are zeroed first (jx clamps)."""
+        x, idx, u = ins
+        p = eqn.params
+        dn = p["dimension_numbers"]
+        a, _, count = self._one_axis(eqn, x, idx, dn.operand_batching_dims, dn.inserted_window_dims,
+                                     dn.scatter_dims_to_operand_dims, dn.update_window_dims)
+        if u.dtype != x.dtype:
+            raise UnsupportedTypeError(f"scatter-add at {where(eqn)}: updates {u.type} for {x.type}")
+        flat = self._reshape(region, idx, (count,), loc)
+        shape = tuple(x.shape[:a]) + (count,) + tuple(x.shape[a + 1:])
+        rows = self._reshape(region, u, shape, loc)
+        if getattr(p["mode"], "name", str(p["mode"])) == "FILL_OR_DROP":
+            ok = self._in_range(region, flat, x.shape[a], a, shape, loc)
+            zeros = region.constant(np.zeros(shape), x.dtype)
+            t = tensor_type(shape, x.dtype)
+            rows = region.emit(f"jx.select_n {ok.name}, {zeros.name}, {rows.name} : {ok.type}, {t}, {t}",
+                               [(shape, x.dtype)], loc)[0]
+        return region.emit(f"jx.scatter_add {x.name}[{flat.name}], {rows.name}, axis = {a} : {x.type}, "
+                           f"{flat.type}, {rows.type}", [(tuple(x.shape), x.dtype)], loc)
 
     def _check_indices(self, eqn, idx):
         for i in idx:

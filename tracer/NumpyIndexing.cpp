@@ -1,0 +1,81 @@
+//===- NumpyIndexing.cpp - np::take and np::scatter_add ------------------===//
+//
+// Indexing by run-time integer arrays. Indices of any shape are flattened
+// to the 1-D form of jx.take / jx.scatter_add and the result reshaped back,
+// negative indices count from the end (NumPy), and out-of-range ones are
+// clamped (XLA's gather: jnp.take(..., mode="clip"), and what `x[i]`
+// compiles to).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tracer/Broadcast.h"
+#include "tracer/Numpy.h"
+#include "tracer/TraceState.h"
+
+using namespace mlir;
+using cotangent::detail::checkInference;
+using cotangent::detail::emit;
+using cotangent::detail::TraceState;
+using cotangent::detail::use;
+using cotangent::detail::wrap;
+
+namespace cotangent::np {
+namespace {
+
+/// `indices` as the 1-D operand of jx.take / jx.scatter_add along an axis of
+/// size n: integers checked, negatives mapped from the end, flattened.
+Tensor flatIndices(const Tensor &x, const Tensor &indices, int64_t n, std::string_view op,
+                   const SrcLoc &loc) {
+  use(indices, op, loc);
+  if (!isInteger(indices.dtype()))
+    throwTraceError(op, "indices must be int32 or int64, got " + indices.str(),
+                    {x.str(), indices.str()}, loc);
+  Tensor wrapped = where(less(indices, 0, loc), add(indices, n, loc), indices, loc);
+  return reshape(wrapped, {indices.size()}, loc);
+}
+
+/// x's shape with `axis` replaced by `inner`.
+Shape replaceAxis(const Shape &shape, int64_t axis, const Shape &inner) {
+  Shape out(shape.begin(), shape.begin() + axis);
+  out.insert(out.end(), inner.begin(), inner.end());
+  out.insert(out.end(), shape.begin() + axis + 1, shape.end());
+  return out;
+}
+
+} // namespace
+
+Tensor take(const Tensor &x, const Tensor &indices, int64_t axis, SrcLoc loc) {
+  use(x, "take", loc);
+  int64_t a = detail::normalizeAxis(axis, x.rank(), "take", x, loc);
+  Tensor flat = flatIndices(x, indices, x.shape()[a], "take", loc);
+  TraceState &s = detail::activeTrace("take", loc);
+  auto axisAttr = s.builder().getI64IntegerAttr(a);
+  Value operand = use(x, "take", loc), idx = use(flat, "take", loc);
+  checkInference<jx::TakeOp>(s, "take", loc, {operand, idx},
+                             {s.builder().getNamedAttr("axis", axisAttr)});
+  Tensor rows = wrap(emit<jx::TakeOp>("take", loc, operand, idx, axisAttr));
+  return reshape(rows, replaceAxis(x.shape(), a, indices.shape()), loc);
+}
+
+Tensor scatter_add(const Tensor &x, const Tensor &indices, const Tensor &updates, int64_t axis,
+                   SrcLoc loc) {
+  use(x, "scatter_add", loc);
+  use(updates, "scatter_add", loc);
+  int64_t a = detail::normalizeAxis(axis, x.rank(), "scatter_add", x, loc);
+  Shape expected = replaceAxis(x.shape(), a, indices.shape());
+  if (updates.shape() != expected || updates.dtype() != x.dtype())
+    throwTraceError("scatter_add",
+                    "updates must be " + shapeString(x.dtype(), expected) +
+                        " (x's shape with axis " + std::to_string(a) +
+                        " replaced by the indices' shape), got " + updates.str(),
+                    {x.str(), indices.str(), updates.str()}, loc);
+  Tensor flat = flatIndices(x, indices, x.shape()[a], "scatter_add", loc);
+  Tensor rows = reshape(updates, replaceAxis(x.shape(), a, {indices.size()}), loc);
+  TraceState &s = detail::activeTrace("scatter_add", loc);
+  return wrap(emit<jx::ScatterAddOp>("scatter_add", loc, use(x, "scatter_add", loc),
+                                     use(flat, "scatter_add", loc),
+                                     use(rows, "scatter_add", loc),
+                                     s.builder().getI64IntegerAttr(a)));
+}
+
+} // namespace cotangent::np
