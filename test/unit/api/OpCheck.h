@@ -3,7 +3,8 @@
 // `check(f, reference)` runs the tests every traced function of the API
 // gets (test/unit/api: NnTest, IndexingTest): its values against a direct
 // evaluation in double, its gradient against central differences (f64, and
-// compiled f32), and the compiled f32 gradient against the interpreter's.
+// compiled f32), and the compiled gradient against the interpreter's (f64
+// and f32).
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,6 +63,13 @@ inline void check(const Fn &f, const Reference &reference, double bound = 2.0) {
     minus.setDouble(i, x.getDouble(i) - 1e-6);
     CHECK(g[0].getDouble(i) == Approx((at(plus) - at(minus)) / 2e-6).epsilon(1e-6).margin(1e-8));
   }
+  // f64: the compiled gradient equals the interpreter's (f64 keeps libm, so
+  // only summation order differs).
+  std::vector<interp::Tensor> compiled64 = jit(grad(loss))(x, w);
+  REQUIRE(compiled64.size() == g.size());
+  for (size_t k = 0; k < g.size(); ++k)
+    for (int64_t i = 0; i < g[k].getNumElements(); ++i)
+      CHECK(compiled64[k].getDouble(i) == Approx(g[k].getDouble(i)).epsilon(1e-12).margin(1e-12));
 
   // f32: the compiled gradient equals the interpreter's.
   interp::Tensor x32 = withType(ctx, x, mlir::Float32Type::get(&ctx));
