@@ -11,22 +11,52 @@
 namespace cotangent::nn {
 
 Scope Scope::child(const std::string &name) const {
-  Scope out(*ctx_, root_);
-  out.path_ = path_;
+  Scope out = *this;
   out.path_.push_back(name);
+  out.names_.clear();
   return out;
+}
+
+void Scope::scanIterations(const std::vector<int64_t> &lengths,
+                           const std::function<void(Scope &, size_t)> &init) const {
+  std::vector<random::Key> keys = {root_};
+  for (int64_t length : lengths) {
+    std::vector<random::Key> next;
+    for (const random::Key &k : keys)
+      for (const random::Key &s : random::split(k, static_cast<size_t>(length)))
+        next.push_back(s);
+    keys = std::move(next);
+  }
+  auto run = [&](size_t i) {
+    Scope s = *this;
+    s.root_ = keys[i];
+    s.names_.clear();
+    init(s, i);
+  };
+  // One trace's worth of keys per path, then the counters as Flax's last
+  // trace starts them: (2^depth - 1) traces on.
+  Counters before = *counters_;
+  run(0);
+  Counters start = before;
+  uint64_t traces = (uint64_t{1} << lengths.size()) - 1;
+  for (const auto &[path, count] : *counters_)
+    start[path] = before[path] + traces * (count - before[path]);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    *counters_ = start;
+    run(i);
+  }
 }
 
 random::Key Scope::make_rng() {
   // Flax folds the module path and the counter into the root key through
   // the first four bytes of their SHA-1 (big-endian), the counter as its
   // shortest big-endian bytes, no separators (flax_fix_rng_separator off).
-  ++keys_;
+  uint64_t keys = ++(*counters_)[path_];
   std::vector<uint8_t> data;
   for (const std::string &name : path_)
     data.insert(data.end(), name.begin(), name.end());
   std::vector<uint8_t> counter;
-  for (uint64_t v = keys_; v; v >>= 8)
+  for (uint64_t v = keys; v; v >>= 8)
     counter.insert(counter.begin(), static_cast<uint8_t>(v & 0xff));
   data.insert(data.end(), counter.begin(), counter.end());
   std::array<uint8_t, 20> digest = llvm::SHA1::hash(data);

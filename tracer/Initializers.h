@@ -21,6 +21,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,8 @@ namespace cotangent::nn {
 /// (its path of names), the root key, and how many keys it has made.
 class Scope {
 public:
-  Scope(mlir::MLIRContext &ctx, random::Key root) : ctx_(&ctx), root_(root) {}
+  Scope(mlir::MLIRContext &ctx, random::Key root)
+      : ctx_(&ctx), root_(root), counters_(std::make_shared<Counters>()) {}
 
   /// The scope of a submodule named `name` (Flax: "Dense_0", ...).
   Scope child(const std::string &name) const;
@@ -43,11 +45,25 @@ public:
   mlir::MLIRContext &context() const { return *ctx_; }
   const std::vector<std::string> &path() const { return path_; }
 
+  /// Flax's lifted scan at init (nn.remat_scan, nn.scan with split rngs):
+  /// calls `init(scope_i, i)` for each of the prod(lengths) iterations, in
+  /// order, scope_i being this module over the i-th key of the nested
+  /// splits of its key. Flax traces the scanned body twice per nesting
+  /// level and its key counters keep counting across those traces, so the
+  /// keys the parameters finally get are those of the 2^depth-th trace:
+  /// replayed here (one extra init to learn the count).
+  void scanIterations(const std::vector<int64_t> &lengths,
+                      const std::function<void(Scope &, size_t)> &init) const;
+
 private:
+  /// Keys made so far per module path, shared by every scope of one init
+  /// (Flax keeps them in the parent, so a re-created child continues).
+  using Counters = std::map<std::vector<std::string>, uint64_t>;
+
   mlir::MLIRContext *ctx_;
   random::Key root_;
   std::vector<std::string> path_;
-  uint64_t keys_ = 0;
+  std::shared_ptr<Counters> counters_;
   std::map<std::string, int> names_;
 };
 

@@ -35,6 +35,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <type_traits>
 
 namespace cotangent::nn {
 
@@ -43,6 +45,7 @@ using Dict = std::map<std::string, T>;
 
 /// flax.linen.Dense: x . kernel + bias over x's last axis.
 struct Dense {
+  static constexpr const char *type_name = "Dense"; ///< Flax's class name, for default names
   int64_t features;
   bool use_bias = true;
   Initializer kernel_init = initializers::lecun_normal();
@@ -57,6 +60,7 @@ struct Dense {
 /// flax.linen.LayerNorm over the last axis, Flax's arithmetic (variance as
 /// E[x^2] - E[x]^2, clamped at 0).
 struct LayerNorm {
+  static constexpr const char *type_name = "LayerNorm";
   double epsilon = 1e-6;
   bool use_bias = true;
   bool use_scale = true;
@@ -71,6 +75,7 @@ struct LayerNorm {
 
 /// flax.linen.Embed: rows of an embedding table by integer id.
 struct Embed {
+  static constexpr const char *type_name = "Embed";
   int64_t num_embeddings;
   int64_t features;
   Initializer embedding_init = initializers::variance_scaling(
@@ -91,6 +96,7 @@ struct Embed {
 /// [features]); the query is scaled by 1/sqrt(head_dim) before its dot with
 /// the key, masked scores are float32's lowest, softmax over the keys.
 struct MultiHeadDotProductAttention {
+  static constexpr const char *type_name = "MultiHeadDotProductAttention";
   int64_t num_heads;
   int64_t qkv_features = 0; ///< 0: the input's width
   int64_t out_features = 0; ///< 0: the input's width
@@ -121,6 +127,88 @@ struct Dropout {
   /// mask (deterministic) or at rate 0.
   Tensor operator()(const Tensor &x, const std::optional<Tensor> &keep,
                     SrcLoc loc = SrcLoc::current()) const;
+};
+
+/// How nn::Sequential names its layers' parameters: Flax names them two ways.
+enum class SequentialNames {
+  /// nn.Sequential([...]) built inside a @compact __call__: the layers belong
+  /// to the calling module, "Dense_0", "LayerNorm_0", "Dense_1", ... (the
+  /// names Flax gives when no other layer of those types precedes them).
+  Inline,
+  /// nn.Sequential as a module of its own (top level, or a setup attribute):
+  /// "layers_" + the layer's position, activations counted.
+  Attribute,
+};
+
+/// flax.linen.Sequential: each layer applied to the previous one's output.
+/// A layer is a parameterized module with a `type_name` whose parameters are
+/// one level of names (Dense, LayerNorm, Embed, or a user module of that
+/// form: `init(scope, in_features)` or `init(scope)`, and a call on
+/// (params, x)), or a function of one tensor (an activation). The width
+/// passed to a module's init is its input's: the previous module's
+/// `features` where it has one, else the width before it.
+template <class... Layers>
+struct Sequential {
+  std::tuple<Layers...> layers;
+  SequentialNames names = SequentialNames::Inline;
+
+  explicit Sequential(Layers... l) : layers(std::move(l)...) {}
+  Sequential(SequentialNames n, Layers... l) : layers(std::move(l)...), names(n) {}
+
+  /// {name: that layer's parameters} for the layers that have some.
+  Dict<Dict<interp::Tensor>> init(Scope &scope, int64_t in_features) const {
+    Dict<Dict<interp::Tensor>> params;
+    int64_t width = in_features;
+    forEachLayer([&]<class L>(const L &layer, const std::string &name) {
+      Scope child = scope.child(name);
+      if constexpr (requires(Scope &s) { layer.init(s, width); })
+        params[name] = layer.init(child, width);
+      else if constexpr (requires(Scope &s) { layer.init(s); })
+        params[name] = layer.init(child);
+      if constexpr (requires { layer.features; })
+        width = layer.features;
+    });
+    return params;
+  }
+
+  Tensor operator()(const Dict<Dict<Tensor>> &params, const Tensor &x) const {
+    Tensor h = x;
+    forEachLayer([&]<class L>(const L &layer, const std::string &name) {
+      if constexpr (std::is_invocable_r_v<Tensor, const L &, const Tensor &>)
+        h = layer(h);
+      else if (auto it = params.find(name); it != params.end())
+        h = layer(it->second, h);
+      else
+        throwTraceError("Sequential", "params has no entry '" + name + "'", {h.str()},
+                        SrcLoc::current());
+    });
+    return h;
+  }
+
+private:
+  /// fn(layer, its parameters' name) for each layer, in order.
+  template <class Fn>
+  void forEachLayer(Fn &&fn) const {
+    std::map<std::string, int> counts;
+    size_t position = 0;
+    std::apply(
+        [&](const auto &...layer) {
+          auto one = [&]<class L>(const L &l) {
+            std::string name = "layers_" + std::to_string(position++);
+            if constexpr (requires { L::type_name; }) {
+              if (names == SequentialNames::Inline)
+                name = std::string(L::type_name) + "_" + std::to_string(counts[L::type_name]++);
+            } else {
+              static_assert(std::is_invocable_r_v<Tensor, const L &, const Tensor &>,
+                            "a Sequential layer is a module with a type_name or a function of "
+                            "one Tensor");
+            }
+            fn(l, name);
+          };
+          (one(layer), ...);
+        },
+        layers);
+  }
 };
 
 /// flax.linen.make_causal_mask for a sequence of `length`: bool [1, length,

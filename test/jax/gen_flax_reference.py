@@ -15,6 +15,9 @@ Cases:
   attention nn.MultiHeadDotProductAttention(num_heads) on [batch, seq, width],
             with and without nn.make_causal_mask
   dropout   nn.Dropout(rate, broadcast_dims), not deterministic, rngs={'dropout': key}
+  remat_scan  nn.remat_scan(Block, lengths) around tanh(Dense(x)), 1 to 3 nesting levels
+  sequential  nn.Sequential([Dense, relu, LayerNorm, Dense]) inside a @compact module ("inline"
+            names: Dense_0, ...) and at top level ("attribute" names: layers_0, ...)
 
 Every float32 array is stored as its bit patterns ("bits") and decimals
 ("values"), with its shape.
@@ -42,6 +45,32 @@ class MLP(nn.Module):
         x = nn.relu(x)
         x = nn.Dense(self.features)(x)
         return x
+
+
+class Block(nn.Module):
+    features: int
+
+    @nn.compact
+    def __call__(self, x):
+        return jnp.tanh(nn.Dense(self.features)(x))
+
+
+class RematScanModel(nn.Module):
+    lengths: tuple
+
+    @nn.compact
+    def __call__(self, x):
+        return nn.remat_scan(Block, lengths=self.lengths)(x.shape[-1])(x)
+
+
+def sequential_layers():
+    return [nn.Dense(5), nn.relu, nn.LayerNorm(), nn.Dense(3)]
+
+
+class InlineSequential(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        return nn.Sequential(sequential_layers())(x)
 
 
 def array(x):
@@ -105,6 +134,18 @@ def cases():
         out.append({"kind": "dropout", "seed": seed + 40, "rate": rate,
                     "broadcast_dims": list(broadcast), "x": array(x), "params": {},
                     "output": array(y)})
+    for seed, lengths in enumerate([(3,), (2, 3), (2, 2, 2)] * 2):
+        x = inputs(600 + seed, (2, 4))
+        model = RematScanModel(lengths=lengths)
+        params = model.init(jax.random.PRNGKey(seed + 50), x)
+        out.append({"kind": "remat_scan", "seed": seed + 50, "lengths": list(lengths), "x": array(x),
+                    "params": tree(params["params"]), "output": array(model.apply(params, x))})
+    for seed, naming in enumerate(["inline", "attribute"] * 2):
+        x = inputs(700 + seed, (3, 6))
+        model = InlineSequential() if naming == "inline" else nn.Sequential(sequential_layers())
+        params = model.init(jax.random.PRNGKey(seed + 60), x)
+        out.append({"kind": "sequential", "seed": seed + 60, "naming": naming, "x": array(x),
+                    "params": tree(params["params"]), "output": array(model.apply(params, x))})
     return out
 
 

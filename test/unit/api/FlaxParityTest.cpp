@@ -1,7 +1,8 @@
 // nn:: layers against Flax (test/jax/reference/flax.json, written by
 // test/jax/gen_flax_reference.py): the seed exercise's nn.checkpoint(MLP)
 // over 24 keys and shapes, Dense, LayerNorm, Embed and
-// MultiHeadDotProductAttention (causal and not), Dropout's masks. Initialized
+// MultiHeadDotProductAttention (causal and not), Dropout's masks, remat_scan
+// (1 to 3 levels) and Sequential (both of Flax's namings). Initialized
 // parameters and forward outputs equal Flax's within 1e-6 (relative, or
 // absolute below 1), the forward both through the interpreter and compiled.
 #include "Interpret.h"
@@ -93,7 +94,7 @@ TEST_CASE("Dense, LayerNorm, Embed and attention initialize and apply as in Flax
   for (const llvm::json::Value &c : cases()) {
     const llvm::json::Object &o = *c.getAsObject();
     llvm::StringRef kind = *o.getString("kind");
-    if (kind == "mlp") // the test above
+    if (kind == "mlp" || kind == "remat_scan" || kind == "sequential") // their own tests
       continue;
     INFO(kind.str());
     interp::Tensor expected = jaxref::f32Array(ctx, *o.getObject("output"));
@@ -165,6 +166,103 @@ TEST_CASE("Dense, LayerNorm, Embed and attention initialize and apply as in Flax
   }
 }
 
+namespace {
+
+/// The remat_scan cases' block: tanh(Dense(x)) at the carry's width.
+struct Block {
+  int64_t features;
+  Dict<Dict<interp::Tensor>> init(nn::Scope &scope, int64_t in) const {
+    nn::Scope dense = scope.child("Dense_0");
+    return {{"Dense_0", nn::Dense{features}.init(dense, in)}};
+  }
+  Tensor operator()(const Dict<Dict<Tensor>> &p, const Tensor &x) const {
+    return np::tanh(nn::Dense{features}(p.at("Dense_0"), x));
+  }
+};
+
+/// Each leaf of `got` against `want` (one more level of names than checkParams).
+void checkParamTree(const Dict<Dict<interp::Tensor>> &got, const llvm::json::Object &want,
+                    mlir::MLIRContext &ctx) {
+  REQUIRE(got.size() == want.size());
+  for (const auto &[name, sub] : want) {
+    INFO("module " << name.str());
+    REQUIRE(got.count(name.str()));
+    checkParams(got.at(name.str()), leaves(ctx, *sub.getAsObject()));
+  }
+}
+
+interp::Tensor toF64(const interp::Tensor &t) {
+  auto type = t.getType().clone(mlir::Float64Type::get(t.getType().getContext()));
+  std::vector<double> values(static_cast<size_t>(t.getNumElements()));
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = t.getDouble(static_cast<int64_t>(i));
+  return interp::Tensor::fromDoubles(type, values);
+}
+
+/// The compiled gradient of sum(apply(params, x)^2) equals the interpreter's,
+/// in f64 (in f32, LayerNorm's E[x^2] - E[x]^2 cancels enough digits for
+/// summation order to show at 1e-4).
+template <class Apply>
+void checkGradients(const Apply &apply, const Dict<Dict<interp::Tensor>> &params32,
+                    const interp::Tensor &x32) {
+  auto params = tree_map(toF64, params32);
+  interp::Tensor x = toF64(x32);
+  auto loss = [&](const Dict<Dict<Tensor>> &p, Tensor in) {
+    Tensor y = apply(p, in);
+    return np::sum(y * y);
+  };
+  std::vector<interp::Tensor> interpreted = grad(loss)(params, x);
+  std::vector<interp::Tensor> compiled = jit(grad(loss))(params, x);
+  REQUIRE(compiled.size() == interpreted.size());
+  for (size_t k = 0; k < compiled.size(); ++k)
+    for (int64_t i = 0; i < compiled[k].getNumElements(); ++i)
+      CHECK(compiled[k].getDouble(i) ==
+            Approx(interpreted[k].getDouble(i)).epsilon(1e-10).margin(1e-12));
+}
+
+} // namespace
+
+TEST_CASE("remat_scan and Sequential initialize and apply as in Flax", "[flax][layers]") {
+  mlir::MLIRContext ctx;
+  int checked = 0;
+  for (const llvm::json::Value &c : cases()) {
+    const llvm::json::Object &o = *c.getAsObject();
+    llvm::StringRef kind = *o.getString("kind");
+    if (kind != "remat_scan" && kind != "sequential")
+      continue;
+    INFO(kind.str() << " seed " << jaxref::integer(o, "seed"));
+    interp::Tensor x = jaxref::f32Array(ctx, *o.getObject("x"));
+    interp::Tensor expected = jaxref::f32Array(ctx, *o.getObject("output"));
+    nn::Scope root(ctx, random::PRNGKey(jaxref::integer(o, "seed")));
+    int64_t width = x.getShape().back();
+    if (kind == "remat_scan") {
+      std::vector<int64_t> lengths = jaxref::integers(o, "lengths");
+      INFO("lengths of " << lengths.size() << " levels");
+      auto scanned = nn::remat_scan<Block>({.lengths = lengths})(width);
+      nn::Scope scope = root.child("Remat_scanBlock_0");
+      Dict<Dict<interp::Tensor>> params = scanned.init(scope, width);
+      checkParamTree(params, *o.getObject("params")->getObject("Remat_scanBlock_0"), ctx);
+      auto apply = [&](const Dict<Dict<Tensor>> &p, Tensor in) { return scanned(p, in); };
+      checkClose(interpret(ctx, apply, params, x).at(0), expected);
+      checkClose(jit(apply)(params, x).at(0), expected);
+      checkGradients(apply, params, x);
+    } else {
+      auto relu = [](const Tensor &h) { return nn::relu(h); };
+      auto naming = *o.getString("naming") == "inline" ? nn::SequentialNames::Inline
+                                                        : nn::SequentialNames::Attribute;
+      nn::Sequential seq(naming, nn::Dense{5}, relu, nn::LayerNorm{}, nn::Dense{3});
+      Dict<Dict<interp::Tensor>> params = seq.init(root, width);
+      checkParamTree(params, *o.getObject("params"), ctx);
+      auto apply = [&](const Dict<Dict<Tensor>> &p, Tensor in) { return seq(p, in); };
+      checkClose(interpret(ctx, apply, params, x).at(0), expected);
+      checkClose(jit(apply)(params, x).at(0), expected);
+      checkGradients(apply, params, x);
+    }
+    ++checked;
+  }
+  CHECK(checked == 10);
+}
+
 TEST_CASE("a layer's parameters that do not fit are named", "[flax][layers][errors]") {
   mlir::MLIRContext ctx;
   nn::Scope root(ctx, random::PRNGKey(0));
@@ -183,4 +281,15 @@ TEST_CASE("a layer's parameters that do not fit are named", "[flax][layers][erro
   CHECK_THROWS_WITH(nn::Dropout{1.0}.mask(root, {3}), Catch::Contains("the rate must lie in [0, 1)"));
   CHECK_THROWS_WITH((nn::Dropout{0.5, {2}}.mask(root, {3})),
                     Catch::Contains("broadcast dimension 2 is out of range for f32[3]"));
+  CHECK_THROWS_WITH(nn::remat_scan<Block>({.lengths = {}})(3),
+                    Catch::Contains("remat_scan: needs at least one length"));
+  CHECK_THROWS_WITH(nn::remat_scan<Block>({.lengths = {4, 0}})(3),
+                    Catch::Contains("remat_scan: lengths must be positive, got 0"));
+  // Sequential parameters under the other naming.
+  nn::Sequential seq(nn::Dense{4}, nn::Dense{2});
+  Dict<Dict<interp::Tensor>> inline_ = seq.init(root, 3);
+  nn::Sequential attr(nn::SequentialNames::Attribute, nn::Dense{4}, nn::Dense{2});
+  auto apply = [&](const Dict<Dict<Tensor>> &p, Tensor in) { return attr(p, in); };
+  CHECK_THROWS_WITH(interpret(ctx, apply, inline_, x),
+                    Catch::Contains("Sequential: params has no entry 'layers_0'"));
 }

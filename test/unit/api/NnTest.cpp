@@ -1,5 +1,6 @@
 // tracer/Nn.h: jax.nn's functions (and np::erf, erfc), each through
 // OpCheck.h's value, gradient (f64 and f32) and compiled-vs-interpreter checks.
+#include "tracer/Layers.h"
 #include "tracer/Nn.h"
 
 #include "OpCheck.h"
@@ -194,6 +195,22 @@ TEST_CASE("nn::layer_norm, rms_norm, np::var, clip, exp2", "[api][nn]") {
       return elementwise(x, [](double v) { return std::exp2(v); });
     });
   }
+}
+
+TEST_CASE("nn::Dropout applies its host-drawn keep mask", "[api][nn]") {
+  // The mask as Flax draws it for a [3, 5] input (FlaxParityTest checks the
+  // bits); the step multiplies by it, so its gradient is the same mask.
+  mlir::MLIRContext ctx;
+  nn::Scope scope(ctx, random::PRNGKey(7));
+  nn::Dropout dropout{0.3};
+  interp::Tensor keep = dropout.mask(scope, {3, 5});
+  check([&](Tensor x) { return dropout(x, np::asarray(keep)); },
+        [&](auto &x, int64_t, int64_t) {
+          std::vector<double> out(x.size());
+          for (size_t i = 0; i < x.size(); ++i)
+            out[i] = keep.getInt(static_cast<int64_t>(i)) ? x[i] / (1 - 0.3) : 0.0;
+          return out;
+        });
 }
 
 TEST_CASE("nn::one_hot and np::isfinite", "[api][nn]") {
