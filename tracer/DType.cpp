@@ -26,6 +26,19 @@ std::string dtypeName(DType t) {
 bool isFloating(DType t) { return t >= DType::BF16; }
 bool isInteger(DType t) { return t == DType::I32 || t == DType::I64; }
 
+int bitWidth(DType t) {
+  switch (t) {
+  case DType::Bool: return 1;
+  case DType::BF16:
+  case DType::F16: return 16;
+  case DType::I32:
+  case DType::F32: return 32;
+  case DType::I64:
+  case DType::F64: return 64;
+  }
+  return 0;
+}
+
 mlir::Type toMlirType(mlir::MLIRContext *ctx, DType t) {
   switch (t) {
   case DType::Bool: return mlir::IntegerType::get(ctx, 1);

@@ -29,6 +29,8 @@ enum class DType { Bool, I32, I64, BF16, F16, F32, F64 };
 std::string dtypeName(DType t);
 bool isFloating(DType t);
 bool isInteger(DType t); ///< i32 or i64 (not bool)
+/// Bits per element (bool: 1).
+int bitWidth(DType t);
 
 mlir::Type toMlirType(mlir::MLIRContext *ctx, DType t);
 /// The DType of a jx element type (the set is closed, see JxDialect.td).

@@ -47,22 +47,30 @@ void Scope::scanIterations(const std::vector<int64_t> &lengths,
   }
 }
 
-random::Key Scope::make_rng() {
-  // Flax folds the module path and the counter into the root key through
-  // the first four bytes of their SHA-1 (big-endian), the counter as its
-  // shortest big-endian bytes, no separators (flax_fix_rng_separator off).
-  uint64_t keys = ++(*counters_)[path_];
+uint32_t fold_data(const std::vector<std::string> &path, uint64_t counter) {
+  // The names then the counter as its shortest big-endian bytes, no
+  // separators (flax_fix_rng_separator off); the digest's first four bytes
+  // big-endian.
   std::vector<uint8_t> data;
-  for (const std::string &name : path_)
+  for (const std::string &name : path)
     data.insert(data.end(), name.begin(), name.end());
-  std::vector<uint8_t> counter;
-  for (uint64_t v = keys; v; v >>= 8)
-    counter.insert(counter.begin(), static_cast<uint8_t>(v & 0xff));
-  data.insert(data.end(), counter.begin(), counter.end());
+  std::vector<uint8_t> bytes;
+  for (uint64_t v = counter; v; v >>= 8)
+    bytes.insert(bytes.begin(), static_cast<uint8_t>(v & 0xff));
+  data.insert(data.end(), bytes.begin(), bytes.end());
   std::array<uint8_t, 20> digest = llvm::SHA1::hash(data);
-  uint32_t folded = (uint32_t{digest[0]} << 24) | (uint32_t{digest[1]} << 16) |
-                    (uint32_t{digest[2]} << 8) | uint32_t{digest[3]};
-  return random::fold_in(root_, folded);
+  return (uint32_t{digest[0]} << 24) | (uint32_t{digest[1]} << 16) | (uint32_t{digest[2]} << 8) |
+         uint32_t{digest[3]};
+}
+
+Tensor make_rng(const Tensor &root, const std::vector<std::string> &path, uint64_t counter,
+                SrcLoc loc) {
+  return random::fold_in(root, static_cast<int64_t>(fold_data(path, counter)), loc);
+}
+
+random::Key Scope::make_rng() {
+  // Flax folds the module path and the counter into the root key.
+  return random::fold_in(root_, fold_data(path_, ++(*counters_)[path_]));
 }
 
 std::string Scope::next_name(const std::string &type) {

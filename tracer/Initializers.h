@@ -67,6 +67,16 @@ private:
   std::map<std::string, int> names_;
 };
 
+/// What Flax folds into a key for the `counter`-th draw of the module at
+/// `path`: the first four bytes of the SHA-1 of the names and the counter.
+uint32_t fold_data(const std::vector<std::string> &path, uint64_t counter);
+
+/// Flax's make_rng inside a traced step, whose root key (e.g. rngs=
+/// {'dropout': key}) is a traced i32[2] argument: the key of the
+/// `counter`-th draw of the module at `path`, as Scope::make_rng on the host.
+Tensor make_rng(const Tensor &root, const std::vector<std::string> &path, uint64_t counter = 1,
+                SrcLoc loc = SrcLoc::current());
+
 /// jax.nn.initializers' signature: (context, key, shape) -> f32 tensor.
 using Initializer = std::function<interp::Tensor(mlir::MLIRContext &, random::Key, const Shape &)>;
 

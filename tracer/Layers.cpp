@@ -193,6 +193,12 @@ Tensor MultiHeadDotProductAttention::operator()(const Dict<Dict<Tensor>> &params
 }
 
 interp::Tensor Dropout::mask(Scope &scope, const Shape &shape) const {
+  Shape drawn = drawnShape(shape);
+  random::Key key = scope.make_rng();
+  return random::bernoulli(scope.context(), key, 1.0 - rate, drawn);
+}
+
+Shape Dropout::drawnShape(const Shape &shape) const {
   if (!(rate >= 0.0 && rate < 1.0))
     throw TraceError("Dropout: the rate must lie in [0, 1), got " + std::to_string(rate));
   Shape drawn = shape;
@@ -203,8 +209,14 @@ interp::Tensor Dropout::mask(Scope &scope, const Shape &shape) const {
                        " is out of range for " + shapeString(DType::F32, shape));
     drawn[axis] = 1;
   }
-  random::Key key = scope.make_rng();
-  return random::bernoulli(scope.context(), key, 1.0 - rate, drawn);
+  return drawn;
+}
+
+Tensor Dropout::operator()(const Tensor &x, const Rng &rng, SrcLoc loc) const {
+  if (rate == 0.0)
+    return x;
+  Tensor keep = random::bernoulli(rng.key, 1.0 - rate, drawnShape(x.shape()), loc);
+  return (*this)(x, std::optional<Tensor>(np::broadcast_to(keep, x.shape(), loc)), loc);
 }
 
 Tensor Dropout::operator()(const Tensor &x, const std::optional<Tensor> &keep, SrcLoc loc) const {

@@ -112,10 +112,16 @@ struct MultiHeadDotProductAttention {
                     SrcLoc loc = SrcLoc::current()) const;
 };
 
-/// flax.linen.Dropout. The keep mask is drawn on the host, as Flax draws it
-/// (bernoulli(1 - rate) from the scope's next key: Scope(ctx, the 'dropout'
-/// key) and the module path), and passed to the traced step as an argument,
-/// a fresh one per step; the step applies it.
+/// A traced key for a layer's random draws: what Flax's make_rng returns
+/// inside a step (nn::make_rng on the step's root key).
+struct Rng {
+  Tensor key;
+};
+
+/// flax.linen.Dropout. The keep mask is bernoulli(1 - rate) from the layer's
+/// key, as Flax draws it: either inside the traced step from an `Rng` (a
+/// fresh mask per step from the key passed in), or drawn on the host with
+/// `mask` (Scope(ctx, the 'dropout' key) and the module path) and passed in.
 struct Dropout {
   double rate;
   /// Axes on which one draw serves every index (size 1 in the mask).
@@ -127,6 +133,11 @@ struct Dropout {
   /// mask (deterministic) or at rate 0.
   Tensor operator()(const Tensor &x, const std::optional<Tensor> &keep,
                     SrcLoc loc = SrcLoc::current()) const;
+  /// x with the keep mask drawn inside the step from `rng` (Flax's
+  /// Dropout(rate)(x, deterministic=False, rng=key)).
+  Tensor operator()(const Tensor &x, const Rng &rng, SrcLoc loc = SrcLoc::current()) const;
+  /// The shape a mask for inputs of `shape` is drawn in (1 on broadcast_dims).
+  Shape drawnShape(const Shape &shape) const;
 };
 
 /// How nn::Sequential names its layers' parameters: Flax names them two ways.

@@ -79,6 +79,13 @@ Tensor greater(const Operand &x, const Operand &y, SrcLoc loc = SrcLoc::current(
 Tensor greater_equal(const Operand &x, const Operand &y, SrcLoc loc = SrcLoc::current());
 Tensor logical_and(const Operand &x, const Operand &y, SrcLoc loc = SrcLoc::current());
 Tensor logical_or(const Operand &x, const Operand &y, SrcLoc loc = SrcLoc::current());
+/// jnp.bitwise_xor / logical_xor (bool or integer operands).
+Tensor bitwise_xor(const Operand &x, const Operand &y, SrcLoc loc = SrcLoc::current());
+/// jax.lax.shift_right_logical on integers: zeros shifted in, 0 for shifts
+/// outside [0, bit width).
+Tensor shift_right_logical(const Operand &x, const Operand &y, SrcLoc loc = SrcLoc::current());
+/// jax.lax.bitcast_convert_type between element types of one width.
+Tensor bitcast_convert_type(const Tensor &x, DType dtype, SrcLoc loc = SrcLoc::current());
 /// cond ? x : y elementwise (jx.select_n with the false case first).
 Tensor where(const Operand &cond, const Operand &x, const Operand &y,
              SrcLoc loc = SrcLoc::current());

@@ -158,6 +158,30 @@ Tensor logical_and(const Operand &x, const Operand &y, SrcLoc loc) {
 Tensor logical_or(const Operand &x, const Operand &y, SrcLoc loc) {
   return logical<jx::OrOp>(x, y, "or", loc);
 }
+Tensor bitwise_xor(const Operand &x, const Operand &y, SrcLoc loc) {
+  return logical<jx::XorOp>(x, y, "xor", loc);
+}
+Tensor shift_right_logical(const Operand &x, const Operand &y, SrcLoc loc) {
+  Operand ops[] = {x, y};
+  std::vector<Tensor> h = detail::harmonize(ops, "shift_right_logical", loc);
+  if (!isInteger(h[0].dtype()))
+    throwTraceError("shift_right_logical", "expects integer operands", detail::describe(h), loc);
+  return wrap(emit<jx::ShiftRightLogicalOp>("shift_right_logical", loc,
+                                            use(h[0], "shift_right_logical", loc),
+                                            use(h[1], "shift_right_logical", loc)));
+}
+Tensor bitcast_convert_type(const Tensor &x, DType dtype, SrcLoc loc) {
+  use(x, "bitcast_convert_type", loc);
+  if (x.dtype() == DType::Bool || dtype == DType::Bool || bitWidth(x.dtype()) != bitWidth(dtype))
+    throwTraceError("bitcast_convert_type",
+                    "needs element types of one bit width (not bool), got " + x.str() + " to " +
+                        std::string(dtypeName(dtype)),
+                    {x.str()}, loc);
+  detail::TraceState &s = detail::activeTrace("bitcast_convert_type", loc);
+  return wrap(emit<jx::BitcastConvertTypeOp>("bitcast_convert_type", loc,
+                                             detail::tensorType(s, x.shape(), dtype),
+                                             use(x, "bitcast_convert_type", loc)));
+}
 
 Tensor where(const Operand &cond, const Operand &x, const Operand &y, SrcLoc loc) {
   // The branches are promoted together; the condition only broadcasts.

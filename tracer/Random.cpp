@@ -9,6 +9,8 @@
 #include "tracer/Random.h"
 #include "tracer/Errors.h"
 
+#include "dialects/jx/Threefry.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <bit>
@@ -18,8 +20,6 @@
 namespace cotangent::random {
 
 namespace {
-
-uint32_t rotl(uint32_t v, int d) { return (v << d) | (v >> (32 - d)); }
 
 /// threefry2x32 on every counter 0..count-1: the two output words each.
 std::vector<std::pair<uint32_t, uint32_t>> encipherCounters(Key key, size_t count) {
@@ -97,20 +97,7 @@ Key PRNGKey(int64_t seed) {
 }
 
 std::pair<uint32_t, uint32_t> threefry2x32(Key key, uint32_t x0, uint32_t x1) {
-  static constexpr int rotations[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
-  uint32_t ks[3] = {key.hi, key.lo, key.hi ^ key.lo ^ 0x1BD11BDAu};
-  x0 += ks[0];
-  x1 += ks[1];
-  for (int block = 0; block < 5; ++block) {
-    for (int r : rotations[block % 2]) {
-      x0 += x1;
-      x1 = rotl(x1, r) ^ x0;
-    }
-    // Key injection after every four rounds.
-    x0 += ks[(block + 1) % 3];
-    x1 += ks[(block + 2) % 3] + static_cast<uint32_t>(block + 1);
-  }
-  return {x0, x1};
+  return mlir::jx::threefry::encipher(key.hi, key.lo, x0, x1);
 }
 
 std::vector<Key> split(Key key, size_t num) {

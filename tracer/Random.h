@@ -9,9 +9,12 @@
 // XLA's fused multiply-adds) and agree within 5 ulps, 88% of draws
 // bit-exact: XLA's CPU log1p is not libm's (test/unit/api/RandomTest.cpp).
 //
-// Values are drawn on the host into interp::Tensors (f32): a traced
-// program takes them as arguments. Random numbers inside a traced program
-// (dropout's mask drawn per step) would need unsigned integer ops in jx.
+// On the host, values are drawn into interp::Tensors. Inside a traced
+// program the same functions take the key as a traced i32[2] tensor (JAX's
+// raw uint32[2] key data as bits; `key_data` makes one to pass in) and emit
+// jx.threefry2x32 with the bit ops around it, so a step draws fresh numbers
+// each call (dropout), bit-exact with the host draws and JAX's
+// (RandomTest.cpp, traced section).
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +61,26 @@ interp::Tensor bernoulli(mlir::MLIRContext &ctx, Key key, double p, const Shape 
 
 /// erf_inv in float as XLA approximates it (Giles), for the draws above.
 float erf_inv(float x);
+
+// Inside a traced function: `key` is an i32[2] tensor of key bits.
+
+/// jax.random.key_data: the key as the i32[2] tensor a traced step takes.
+interp::Tensor key_data(mlir::MLIRContext &ctx, Key key);
+/// jax.random.threefry2x32 on traced words (i32 bits, one shape): {y0, y1}.
+std::pair<Tensor, Tensor> threefry2x32(const Tensor &k0, const Tensor &k1, const Tensor &x0,
+                                       const Tensor &x1, SrcLoc loc = SrcLoc::current());
+/// jax.random.split: i32[num, 2], one key per row.
+Tensor split(const Tensor &key, int64_t num = 2, SrcLoc loc = SrcLoc::current());
+/// jax.random.fold_in with a constant or a traced 0-d i32 `data`.
+Tensor fold_in(const Tensor &key, const Operand &data, SrcLoc loc = SrcLoc::current());
+/// jax.random.bits(key, shape): i32 holding the uint32 words.
+Tensor bits(const Tensor &key, const Shape &shape, SrcLoc loc = SrcLoc::current());
+/// jax.random.uniform(key, shape, float32, minval, maxval); bit-exact for
+/// [0, 1), else the scale and shift round twice where XLA fuses them (1 ulp).
+Tensor uniform(const Tensor &key, const Shape &shape, double minval = 0.0, double maxval = 1.0,
+               SrcLoc loc = SrcLoc::current());
+/// jax.random.bernoulli(key, p, shape): bool.
+Tensor bernoulli(const Tensor &key, double p, const Shape &shape, SrcLoc loc = SrcLoc::current());
 
 } // namespace cotangent::random
 

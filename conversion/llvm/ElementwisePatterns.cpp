@@ -117,6 +117,16 @@ Value floatFn2(OpBuilder &b, Location loc, ValueRange a) {
   return FOp::create(b, loc, a[0], a[1]);
 }
 
+/// XLA's logical right shift: 0 for a shift outside [0, width) (arith's
+/// would be poison); a negative shift is a huge unsigned one.
+Value shiftRightLogicalFn(OpBuilder &b, Location loc, ValueRange a) {
+  Type t = a[0].getType();
+  Value width = intConstant(b, loc, t, t.getIntOrFloatBitWidth());
+  Value tooFar = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, a[1], width);
+  Value shifted = arith::ShRUIOp::create(b, loc, a[0], a[1]);
+  return arith::SelectOp::create(b, loc, tooFar, zero(b, loc, t), shifted);
+}
+
 /// Integer division as XLA: x / 0 = -1, INT_MIN / -1 = INT_MIN.
 Value divFn(OpBuilder &b, Location loc, ValueRange a) {
   if (isFloat(a[0]))
@@ -224,15 +234,22 @@ struct SelectNPattern : OpConversionPattern<jx::SelectNOp> {
   }
 };
 
-struct ConvertElementTypePattern : OpConversionPattern<jx::ConvertElementTypeOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(jx::ConvertElementTypeOp op, OpAdaptor adaptor,
+Value bitcastScalar(OpBuilder &b, Location loc, Value v, Type to) {
+  return arith::BitcastOp::create(b, loc, to, v);
+}
+
+/// convert_element_type and bitcast_convert_type: each element through
+/// `convert` to the result's element type.
+template <typename OpTy, Value (*convert)(OpBuilder &, Location, Value, Type)>
+struct ConvertPattern : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
     Value result = buildElementwise(
         rewriter, op.getLoc(), type, adaptor.getOperand(),
         [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-          return convertScalar(b, loc, args[0], type.getElementType());
+          return convert(b, loc, args[0], type.getElementType());
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -275,11 +292,15 @@ void mlir::cotangent::lowering::populateElementwisePatterns(RewritePatternSet &p
   patterns.add<ElementwisePattern<jx::RemOp>>(ctx, remFn);
   patterns.add<ElementwisePattern<jx::AndOp>>(ctx, arithFn<arith::AndIOp, arith::AndIOp>, false);
   patterns.add<ElementwisePattern<jx::OrOp>>(ctx, arithFn<arith::OrIOp, arith::OrIOp>, false);
+  patterns.add<ElementwisePattern<jx::XorOp>>(ctx, arithFn<arith::XOrIOp, arith::XOrIOp>, false);
+  patterns.add<ElementwisePattern<jx::ShiftRightLogicalOp>>(ctx, shiftRightLogicalFn, false);
+  patterns.add<ConvertPattern<jx::BitcastConvertTypeOp, bitcastScalar>>(ctx);
   patterns.add<ElementwisePattern<jx::EqOp>>(ctx, compareFn<P::OEQ, I::eq, I::eq>, false);
   patterns.add<ElementwisePattern<jx::NeOp>>(ctx, compareFn<P::UNE, I::ne, I::ne>, false);
   patterns.add<ElementwisePattern<jx::LtOp>>(ctx, compareFn<P::OLT, I::slt, I::ult>, false);
   patterns.add<ElementwisePattern<jx::LeOp>>(ctx, compareFn<P::OLE, I::sle, I::ule>, false);
   patterns.add<ElementwisePattern<jx::GtOp>>(ctx, compareFn<P::OGT, I::sgt, I::ugt>, false);
   patterns.add<ElementwisePattern<jx::GeOp>>(ctx, compareFn<P::OGE, I::sge, I::uge>, false);
-  patterns.add<IntegerPowPattern, SelectNPattern, ConvertElementTypePattern>(ctx);
+  patterns.add<IntegerPowPattern, SelectNPattern,
+               ConvertPattern<jx::ConvertElementTypeOp, convertScalar>>(ctx);
 }

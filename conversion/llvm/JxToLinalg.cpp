@@ -41,6 +41,7 @@ public:
     cotangent::lowering::populateContractionPatterns(patterns);
     cotangent::lowering::populateShapePatterns(patterns);
     cotangent::lowering::populateGatherPatterns(patterns);
+    cotangent::lowering::populateThreefryPatterns(patterns);
     cotangent::lowering::populateControlFlowPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

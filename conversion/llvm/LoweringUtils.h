@@ -21,6 +21,7 @@ void populateElementwisePatterns(RewritePatternSet &patterns);
 void populateContractionPatterns(RewritePatternSet &patterns);
 void populateShapePatterns(RewritePatternSet &patterns);
 void populateGatherPatterns(RewritePatternSet &patterns);
+void populateThreefryPatterns(RewritePatternSet &patterns);
 void populateControlFlowPatterns(RewritePatternSet &patterns);
 
 /// Builds the scalar result of an elementwise op from its scalar operands.

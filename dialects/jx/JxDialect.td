@@ -87,6 +87,8 @@ def Jx_FloatTensor : StaticShapeTensorOf<[F32, F64, F16, BF16]>;
 def Jx_NumericTensor : StaticShapeTensorOf<[F32, F64, F16, BF16, I32, I64]>;
 def Jx_IntOrBoolTensor : StaticShapeTensorOf<[I32, I64, I1]>;
 def Jx_BoolTensor : StaticShapeTensorOf<[I1]>;
+def Jx_IntTensor : StaticShapeTensorOf<[I32, I64]>;
+def Jx_I32Tensor : StaticShapeTensorOf<[I32]>;
 def Jx_IndexScalar : 0DTensorOf<[I32, I64]>;
 def Jx_IndexVector : TypeConstraint<And<[StaticShapeTensorOf<[I32, I64]>.predicate,
                                          CPred<"::llvm::cast<::mlir::ShapedType>($_self).getRank() == 1">]>,

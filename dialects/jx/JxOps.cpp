@@ -207,6 +207,15 @@ LogicalResult IotaOp::verify() {
   return success();
 }
 
+LogicalResult BitcastConvertTypeOp::verify() {
+  // The shape is the Elementwise trait's to check.
+  auto in = tensorType(getOperand()), out = tensorType(getResult());
+  if (in.getElementType().getIntOrFloatBitWidth() != out.getElementType().getIntOrFloatBitWidth())
+    return emitOpError() << "bit width changes from " << in.getElementType() << " to "
+                         << out.getElementType();
+  return success();
+}
+
 LogicalResult ConvertElementTypeOp::verify() {
   if (tensorType(getOperand()).getShape() != tensorType(getResult()).getShape())
     return emitOpError() << "shape changes from " << getOperand().getType() << " to "

@@ -93,6 +93,29 @@ def Jx_Atan2Op : Jx_BinaryOp<"atan2", Jx_FloatTensor, "two-argument arctangent a
 def Jx_RemOp : Jx_BinaryOp<"rem", Jx_NumericTensor, "remainder with the sign of the dividend">;
 def Jx_AndOp : Jx_BinaryOp<"and", Jx_IntOrBoolTensor, "logical / bitwise and", [Commutative]>;
 def Jx_OrOp : Jx_BinaryOp<"or", Jx_IntOrBoolTensor, "logical / bitwise or", [Commutative]>;
+def Jx_XorOp : Jx_BinaryOp<"xor", Jx_IntOrBoolTensor, "logical / bitwise exclusive or", [Commutative]>;
+def Jx_ShiftRightLogicalOp : Jx_BinaryOp<"shift_right_logical", Jx_IntTensor,
+    "logical right shift (zeros shifted in; 0 for a shift of the bit width or more, or negative)">;
+
+def Jx_Threefry2x32Op : Jx_Op<"threefry2x32",
+    [Pure, SameOperandsAndResultType, InferTypeOpInterface, Elementwise]> {
+  let summary = "the threefry2x32 block cipher, elementwise";
+  let description = [{
+    Enciphers the counter words (x0, x1) under the key words (k0, k1) with
+    20 rounds of Threefry-2x32, elementwise, as JAX's `threefry2x32_p`: the
+    words are uint32 bit patterns held in i32 (jx has no unsigned types; the
+    cipher's additions wrap and its shifts are logical, so the bits are
+    JAX's). JAX's keys, splits, folds and random bits are built from it
+    (tracer/Random.h); the cipher is defined once in dialects/jx/Threefry.h.
+
+    ```mlir
+    %y0, %y1 = jx.threefry2x32 %k0, %k1, %x0, %x1 : tensor<8xi32>
+    ```
+  }];
+  let arguments = (ins Jx_I32Tensor:$k0, Jx_I32Tensor:$k1, Jx_I32Tensor:$x0, Jx_I32Tensor:$x1);
+  let results = (outs Jx_I32Tensor:$y0, Jx_I32Tensor:$y1);
+  let assemblyFormat = "$k0 `,` $k1 `,` $x0 `,` $x1 attr-dict `:` type($y0)";
+}
 
 class Jx_CompareOp<string mnemonic, string doc>
     : Jx_Op<mnemonic, [Pure, SameTypeOperands, InferTypeOpAdaptor, Elementwise]> {
@@ -391,6 +414,22 @@ def Jx_IotaOp : Jx_Op<"iota", [Pure]> {
   let arguments = (ins Jx_I64Attr:$dimension);
   let results = (outs Jx_NumericTensor:$result);
   let assemblyFormat = "`dim` `=` $dimension attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Jx_BitcastConvertTypeOp : Jx_Op<"bitcast_convert_type", [Pure, Elementwise]> {
+  let summary = "reinterpret each element's bits as another type of the same width";
+  let description = [{
+    As JAX's `bitcast_convert_type` between element types of one bit width
+    (i32 <-> f32, i64 <-> f64); the shape stays.
+
+    ```mlir
+    %1 = jx.bitcast_convert_type %0 : tensor<5xi32> -> tensor<5xf32>
+    ```
+  }];
+  let arguments = (ins Jx_NumericTensor:$operand);
+  let results = (outs Jx_NumericTensor:$result);
+  let assemblyFormat = "$operand attr-dict `:` type($operand) `->` type($result)";
   let hasVerifier = 1;
 }
 

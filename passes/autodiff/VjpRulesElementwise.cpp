@@ -227,7 +227,9 @@ void mlir::cotangent::addElementwiseVjpRules(VjpRuleTable &t) {
 
   for (TypeID id : {TypeID::get<SignOp>(), TypeID::get<FloorOp>(), TypeID::get<CeilOp>(),
                     TypeID::get<StopGradientOp>(), TypeID::get<NotOp>(), TypeID::get<AndOp>(),
-                    TypeID::get<OrOp>(), TypeID::get<EqOp>(), TypeID::get<NeOp>(),
+                    TypeID::get<OrOp>(), TypeID::get<XorOp>(),
+                    TypeID::get<ShiftRightLogicalOp>(), TypeID::get<Threefry2x32Op>(),
+                    TypeID::get<BitcastConvertTypeOp>(), TypeID::get<EqOp>(), TypeID::get<NeOp>(),
                     TypeID::get<LtOp>(), TypeID::get<LeOp>(), TypeID::get<GtOp>(),
                     TypeID::get<GeOp>(), TypeID::get<IotaOp>(), TypeID::get<ArgmaxOp>(),
                     TypeID::get<ConstantOp>()})

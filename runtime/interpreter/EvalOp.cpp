@@ -77,6 +77,11 @@ Results cotangent::interp::detail::evalOp(Evaluator &evaluator, Operation &op,
       .Case([&](jx::RemOp) { return binary(remOp); })
       .Case([&](jx::AndOp) { return binary(andOp); })
       .Case([&](jx::OrOp) { return binary(orOp); })
+      .Case([&](jx::XorOp) { return binary(xorOp); })
+      .Case([&](jx::ShiftRightLogicalOp) { return binary(shiftRightLogicalOp); })
+      .Case([&](jx::Threefry2x32Op) {
+        return Results(threefry2x32Op(in[0], in[1], in[2], in[3]));
+      })
       .Case([&](jx::EqOp) { return binary(eqOp); })
       .Case([&](jx::NeOp) { return binary(neOp); })
       .Case([&](jx::LtOp) { return binary(ltOp); })
@@ -84,6 +89,9 @@ Results cotangent::interp::detail::evalOp(Evaluator &evaluator, Operation &op,
       .Case([&](jx::GtOp) { return binary(gtOp); })
       .Case([&](jx::GeOp) { return binary(geOp); })
       .Case([&](jx::SelectNOp) { return one(selectNOp(in[0], in.drop_front())); })
+      .Case([&](jx::BitcastConvertTypeOp o) {
+        return one(bitcastConvertTypeOp(in[0], resultType(o).getElementType()));
+      })
       .Case([&](jx::ConvertElementTypeOp o) {
         return one(convertElementTypeOp(in[0], resultType(o).getElementType()));
       })

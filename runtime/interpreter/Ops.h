@@ -70,6 +70,12 @@ Tensor atan2Op(const Tensor &lhs, const Tensor &rhs);
 Tensor remOp(const Tensor &lhs, const Tensor &rhs);
 Tensor andOp(const Tensor &lhs, const Tensor &rhs);
 Tensor orOp(const Tensor &lhs, const Tensor &rhs);
+Tensor xorOp(const Tensor &lhs, const Tensor &rhs);
+/// Zeros shifted in; 0 for a shift outside [0, bit width).
+Tensor shiftRightLogicalOp(const Tensor &lhs, const Tensor &rhs);
+/// threefry2x32 (dialects/jx/Threefry.h) on i32 words: {y0, y1}.
+std::vector<Tensor> threefry2x32Op(const Tensor &k0, const Tensor &k1, const Tensor &x0,
+                                   const Tensor &x1);
 
 /// Comparisons: i1 tensors of the operands' shape (NaN compares unequal).
 Tensor eqOp(const Tensor &lhs, const Tensor &rhs);
@@ -86,6 +92,8 @@ Tensor selectNOp(const Tensor &which, llvm::ArrayRef<Tensor> cases);
 /// Converts to `elementType`: float -> int truncates toward zero, saturates
 /// and maps NaN to 0; anything -> i1 is `x != 0`; floats round to nearest even.
 Tensor convertElementTypeOp(const Tensor &x, mlir::Type elementType);
+/// Each element's bytes as `elementType` (of the same width).
+Tensor bitcastConvertTypeOp(const Tensor &x, mlir::Type elementType);
 
 //===----------------------------------------------------------------------===//
 // Shapes (OpsShape.cpp)

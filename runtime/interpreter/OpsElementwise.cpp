@@ -9,10 +9,12 @@
 
 #include "runtime/interpreter/Kernels.h"
 #include "runtime/interpreter/Ops.h"
+#include "dialects/jx/Threefry.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 using namespace cotangent::interp;
@@ -236,6 +238,40 @@ Tensor cotangent::interp::orOp(const Tensor &lhs, const Tensor &rhs) {
   });
 }
 
+Tensor cotangent::interp::xorOp(const Tensor &lhs, const Tensor &rhs) {
+  return mapBinary(lhs, rhs, []<typename T>(T a, T b) -> T {
+    if constexpr (std::is_same_v<T, bool>)
+      return a != b;
+    else if constexpr (isInt<T>)
+      return a ^ b;
+    else
+      return a;
+  });
+}
+Tensor cotangent::interp::shiftRightLogicalOp(const Tensor &lhs, const Tensor &rhs) {
+  return mapBinary(lhs, rhs, []<typename T>(T a, T b) -> T {
+    if constexpr (isInt<T>) {
+      using U = std::make_unsigned_t<T>;
+      if (b < 0 || b >= static_cast<T>(8 * sizeof(T)))
+        return T(0);
+      return static_cast<T>(static_cast<U>(a) >> b);
+    } else {
+      return a;
+    }
+  });
+}
+std::vector<Tensor> cotangent::interp::threefry2x32Op(const Tensor &k0, const Tensor &k1,
+                                                      const Tensor &x0, const Tensor &x1) {
+  Tensor y0(x0.getType()), y1(x0.getType());
+  auto word = [](const Tensor &t, int64_t i) { return static_cast<uint32_t>(t.getInt(i)); };
+  for (int64_t i = 0, e = x0.getNumElements(); i < e; ++i) {
+    auto [a, b] = mlir::jx::threefry::encipher(word(k0, i), word(k1, i), word(x0, i), word(x1, i));
+    y0.setInt(i, static_cast<int32_t>(a));
+    y1.setInt(i, static_cast<int32_t>(b));
+  }
+  return {y0, y1};
+}
+
 Tensor cotangent::interp::eqOp(const Tensor &lhs, const Tensor &rhs) {
   return mapCompare(lhs, rhs, [](auto a, auto b) { return a == b; });
 }
@@ -263,6 +299,12 @@ Tensor cotangent::interp::selectNOp(const Tensor &which, llvm::ArrayRef<Tensor> 
     int64_t k = std::clamp<int64_t>(which.getInt(scalar ? 0 : i), 0, last);
     result.copyElement(i, cases[k], i);
   }
+  return result;
+}
+
+Tensor cotangent::interp::bitcastConvertTypeOp(const Tensor &x, mlir::Type elementType) {
+  Tensor result(mlir::RankedTensorType::get(x.getShape(), elementType));
+  std::memcpy(result.data(), x.data(), static_cast<size_t>(x.getByteSize()));
   return result;
 }
 

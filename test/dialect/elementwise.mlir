@@ -167,3 +167,20 @@ func.func @select_n(%p: tensor<4xi1>, %k: tensor<i32>, %a: tensor<4xf64>, %b: te
   %2 = jx.select_n %k, %c : tensor<i32>, tensor<4xf64>
   return %0, %1, %2 : tensor<4xf64>, tensor<4xf64>, tensor<4xf64>
 }
+
+// The bit ops of JAX's PRNG.
+// CHECK-LABEL: func.func @prng_bits
+func.func @prng_bits(%k: tensor<4xi32>, %x: tensor<4xi32>, %b: tensor<4xi1>)
+    -> (tensor<4xi32>, tensor<4xi32>, tensor<4xf32>, tensor<4xi1>) {
+  // CHECK-NEXT: %[[Y0:[^,]+]], %[[Y1:.+]] = jx.threefry2x32 %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<4xi32>
+  // CHECK-NEXT: %[[S:.+]] = jx.shift_right_logical %[[Y0]], %{{.*}} : tensor<4xi32>
+  // CHECK-NEXT: %[[X:.+]] = jx.xor %[[S]], %[[Y1]] : tensor<4xi32>
+  // CHECK-NEXT: %[[F:.+]] = jx.bitcast_convert_type %[[X]] : tensor<4xi32> -> tensor<4xf32>
+  // CHECK-NEXT: %[[B:.+]] = jx.xor %{{.*}}, %{{.*}} : tensor<4xi1>
+  %y0, %y1 = jx.threefry2x32 %k, %k, %x, %x : tensor<4xi32>
+  %s = jx.shift_right_logical %y0, %x : tensor<4xi32>
+  %r = jx.xor %s, %y1 : tensor<4xi32>
+  %f = jx.bitcast_convert_type %r : tensor<4xi32> -> tensor<4xf32>
+  %c = jx.xor %b, %b : tensor<4xi1>
+  return %y0, %r, %f, %c : tensor<4xi32>, tensor<4xi32>, tensor<4xf32>, tensor<4xi1>
+}

@@ -63,3 +63,43 @@ func.func @select_result_differs(%p: tensor<i1>, %a: tensor<3xf32>) {
   %0 = "jx.select_n"(%p, %a) : (tensor<i1>, tensor<3xf32>) -> tensor<3xf64>
   return
 }
+
+// -----
+
+func.func @bitcast_width(%x: tensor<4xi32>) {
+  // expected-error @+1 {{'jx.bitcast_convert_type' op bit width changes from 'i32' to 'f64'}}
+  %0 = jx.bitcast_convert_type %x : tensor<4xi32> -> tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @bitcast_shape(%x: tensor<4xi32>) {
+  // expected-error @+1 {{'jx.bitcast_convert_type' op all non-scalar operands/results must have the same shape and base type}}
+  %0 = jx.bitcast_convert_type %x : tensor<4xi32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @threefry_i64(%x: tensor<4xi64>) {
+  // expected-error @+1 {{'jx.threefry2x32' op operand #0 must be statically shaped tensor of 32-bit signless integer values}}
+  %0:2 = jx.threefry2x32 %x, %x, %x, %x : tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @shift_bool(%x: tensor<4xi1>) {
+  // expected-error @+1 {{'jx.shift_right_logical' op operand #0 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = jx.shift_right_logical %x, %x : tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @xor_float(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'jx.xor' op operand #0 must be statically shaped tensor of 32-bit signless integer or 64-bit signless integer or 1-bit signless integer values}}
+  %0 = jx.xor %x, %x : tensor<4xf32>
+  return
+}

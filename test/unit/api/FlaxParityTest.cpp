@@ -1,7 +1,8 @@
 // nn:: layers against Flax (test/jax/reference/flax.json, written by
 // test/jax/gen_flax_reference.py): the seed exercise's nn.checkpoint(MLP)
 // over 24 keys and shapes, Dense, LayerNorm, Embed and
-// MultiHeadDotProductAttention (causal and not), Dropout's masks, remat_scan
+// MultiHeadDotProductAttention (causal and not), Dropout's masks (drawn on the
+// host and inside the step), remat_scan
 // (1 to 3 levels) and Sequential (both of Flax's namings). Initialized
 // parameters and forward outputs equal Flax's within 1e-6 (relative, or
 // absolute below 1), the forward both through the interpreter and compiled.
@@ -129,6 +130,12 @@ TEST_CASE("Dense, LayerNorm, Embed and attention initialize and apply as in Flax
       auto apply = [&](Tensor in, Tensor mask) { return dropout(in, mask); };
       checkClose(interpret(ctx, apply, x, keep).at(0), expected);
       checkClose(jit(apply)(x, keep).at(0), expected);
+      // The mask drawn inside the step from the key passed in, as Flax's
+      // apply(..., rngs={'dropout': key}) under jit.
+      interp::Tensor key = random::key_data(ctx, random::PRNGKey(jaxref::integer(o, "seed")));
+      auto inStep = [&](Tensor in, Tensor k) { return dropout(in, nn::Rng{nn::make_rng(k, {})}); };
+      checkClose(interpret(ctx, inStep, x, key).at(0), expected);
+      checkClose(jit(inStep)(x, key).at(0), expected);
       auto deterministic = [&](Tensor in) { return dropout(in, std::nullopt); };
       checkClose(interpret(ctx, deterministic, x).at(0), x);
       continue;

@@ -121,6 +121,26 @@ func.func @convert(%a: tensor<3x4xf32>, %i: tensor<3x4xi32>) -> (tensor<3x4xi32>
   return %0, %1, %2, %3, %4, %5, %6 : tensor<3x4xi32>, tensor<3x4xf64>, tensor<3x4xi1>, tensor<3x4xf32>, tensor<3x4xi64>, tensor<4xi32>, tensor<3x4xf16>
 }
 )"});
+  // The PRNG's bit ops: threefry on random words (their random values in
+  // [-4, 4] multiplied into the full 32-bit range), xor, logical shifts by
+  // -4..4 (negative: 0), bitcasts both ways.
+  cases.push_back({"prng_bits", R"(
+func.func @prng_bits(%a: tensor<3x4xi32>, %b: tensor<3x4xi32>, %s: tensor<3x4xi32>, %w: tensor<3x4xi64>, %t: tensor<3x4xi64>, %f: tensor<3x4xf64>) -> (tensor<3x4xi32>, tensor<3x4xi32>, tensor<3x4xi32>, tensor<3x4xi64>, tensor<3x4xf32>, tensor<3x4xi64>, tensor<3x4xi1>) {
+  %m = jx.constant dense<715827883> : tensor<3x4xi32>
+  %ka = jx.mul %a, %m : tensor<3x4xi32>
+  %kb = jx.mul %b, %m : tensor<3x4xi32>
+  %y0, %y1 = jx.threefry2x32 %ka, %kb, %kb, %ka : tensor<3x4xi32>
+  %x = jx.xor %y0, %y1 : tensor<3x4xi32>
+  %sh = jx.shift_right_logical %y0, %s : tensor<3x4xi32>
+  %shw = jx.shift_right_logical %w, %t : tensor<3x4xi64>
+  %bf = jx.bitcast_convert_type %x : tensor<3x4xi32> -> tensor<3x4xf32>
+  %bi = jx.bitcast_convert_type %f : tensor<3x4xf64> -> tensor<3x4xi64>
+  %p = jx.constant dense<true> : tensor<3x4xi1>
+  %q = jx.lt %a, %b : tensor<3x4xi32>
+  %bx = jx.xor %p, %q : tensor<3x4xi1>
+  return %y1, %x, %sh, %shw, %bf, %bi, %bx : tensor<3x4xi32>, tensor<3x4xi32>, tensor<3x4xi32>, tensor<3x4xi64>, tensor<3x4xf32>, tensor<3x4xi64>, tensor<3x4xi1>
+}
+)"});
   runCases(cases);
 }
 
