@@ -1,10 +1,12 @@
 // np::einsum: each spec equals the same contraction written with dot,
 // matmul, transpose and sum (f64), its gradient matches central differences
-// (f64), and jit(grad) agrees with the interpreter (f32, relative 1e-5).
+// (f64; and f32 through OpCheck), and jit(grad) agrees with the interpreter
+// (f32, relative 1e-5; f64 through OpCheck).
 // Bad specs name the spec and the operands.
 #include "tracer/Jit.h"
 
 #include "Interpret.h"
+#include "OpCheck.h"
 #include "RandomTensor.h"
 
 #include <catch2/catch.hpp>
@@ -124,6 +126,28 @@ TEST_CASE("einsum gradients: central differences (f64), compiled = interpreted (
         CHECK(compiled[k].getDouble(i) ==
               Approx(reference[k].getDouble(i)).epsilon(1e-5).margin(1e-6));
   }
+}
+
+TEST_CASE("einsum through OpCheck: f32 gradients and compiled f64 ones too", "[einsum]") {
+  // A Gram matrix (x against itself, so both operands' cotangents add up)
+  // and a reduction over rows, on the 3 x 5 input of OpCheck.
+  test::check([](Tensor x) { return np::einsum("ij,kj->ik", {x, x}); },
+              [](auto &x, int64_t r, int64_t c) {
+                std::vector<double> out(r * r, 0.0);
+                for (int64_t i = 0; i < r; ++i)
+                  for (int64_t k = 0; k < r; ++k)
+                    for (int64_t j = 0; j < c; ++j)
+                      out[i * r + k] += x[i * c + j] * x[k * c + j];
+                return out;
+              });
+  test::check([](Tensor x) { return np::einsum("ij->j", {np::sin(x)}); },
+              [](auto &x, int64_t r, int64_t c) {
+                std::vector<double> out(c, 0.0);
+                for (int64_t i = 0; i < r; ++i)
+                  for (int64_t j = 0; j < c; ++j)
+                    out[j] += std::sin(x[i * c + j]);
+                return out;
+              });
 }
 
 TEST_CASE("bad einsum specs name the spec and the operands", "[einsum][errors]") {
