@@ -150,6 +150,14 @@ void describeGradResults(const Split &split, bool hasAux, StagedGrad &staged) {
   staged.entry = split.value_and_grad().getSymName().str();
 }
 
+void checkCotangent(
+    const std::vector<LeafSignature> &outputs,
+    const std::vector<std::pair<std::string, interp::Tensor>> &cotangent) {
+  if (std::string diff = describeMismatch(outputs, signatureOf(cotangent)); !diff.empty())
+    throwTreeMismatch("pullback: the cotangent must be shaped like the output", diff);
+}
+
 } // namespace detail
 
 } // namespace cotangent
+

@@ -351,6 +351,66 @@ auto grad(F fn, Argnums<I...>, HasAux, GradOptions options = {}) {
   return Grad<F, Argnums<I...>, true>(std::move(fn), std::move(options));
 }
 
+namespace detail {
+/// Throws unless the cotangent's leaves match the primal outputs' (paths,
+/// shapes and dtypes), naming each difference.
+void checkCotangent(const std::vector<LeafSignature> &outputs,
+                    const std::vector<std::pair<std::string, interp::Tensor>> &cotangent);
+} // namespace detail
+
+/// jax.vjp at run time, over trees of interp::Tensors, on the interpreter:
+///
+///   auto [y, backward] = pullback(f, params, x);   // runs @f_fwd
+///   auto [dparams, dx] = backward(ct);             // runs @f_bwd
+///
+/// `y` is f's output tree, `backward(ct)` takes a cotangent tree shaped
+/// like y and returns the arguments' cotangent trees (one tree for one
+/// argument, else a tuple). Between the two calls only the residuals the
+/// policies save are held (`vjp(f, ...).saved_residuals()` lists them).
+template <class F, class... A>
+auto pullback(const F &fn, const A &...primals) {
+  static_assert((ValueTree<A> && ...), "pullback: every argument must be a tree of interp::Tensors");
+  TraceOptions opts{.name = "main"};
+  detail::FlatArguments flat = detail::flattenArguments(opts, primals...);
+  using Out = std::invoke_result_t<const F &, detail::TracedArg<A> &...>;
+  static_assert(TensorTree<Out>, "pullback: the function must return a tree of Tensors");
+  std::optional<Out> like;
+  auto traced = [&](auto &...a) {
+    Out out = fn(a...);
+    like.emplace(out);
+    return out;
+  };
+  auto split = std::make_shared<Split>(trace(opts, traced, primals...));
+  std::vector<interp::Tensor> forward = evaluate(*split, split->fwd(), flat.values());
+  size_t outputs = flatten(*like).size();
+  LeafCursorOf<interp::Tensor> cursor{forward};
+  auto y = Tree<Out>::rebuild(*like, cursor);
+  std::vector<interp::Tensor> residuals(forward.begin() + static_cast<ptrdiff_t>(outputs),
+                                        forward.end());
+  std::vector<LeafSignature> signature = signatureOf(flattenValues(y, "y"));
+  auto backward = [split, residuals = std::move(residuals), signature = std::move(signature),
+                   firstLeaf = flat.firstLeaf,
+                   args = std::tuple<A...>(primals...)](const decltype(y) &ct) {
+    auto leaves = flattenValues(ct, "y");
+    detail::checkCotangent(signature, leaves);
+    std::vector<interp::Tensor> inputs = residuals;
+    for (auto &[path, t] : leaves)
+      inputs.push_back(t);
+    std::vector<interp::Tensor> cts = evaluate(*split, split->bwd(), inputs);
+    auto treeOf = [&]<size_t I>(std::integral_constant<size_t, I>) {
+      LeafCursorOf<interp::Tensor> at{cts, firstLeaf[I]};
+      return Tree<std::tuple_element_t<I, std::tuple<A...>>>::rebuild(std::get<I>(args), at);
+    };
+    return [&]<size_t... I>(std::index_sequence<I...>) {
+      if constexpr (sizeof...(A) == 1)
+        return treeOf(std::integral_constant<size_t, 0>{});
+      else
+        return std::tuple{treeOf(std::integral_constant<size_t, I>{})...};
+    }(std::index_sequence_for<A...>{});
+  };
+  return std::pair{std::move(y), std::move(backward)};
+}
+
 } // namespace cotangent
 
 #endif // COTANGENT_TRACER_AUTODIFF_H

@@ -1,7 +1,8 @@
 // grad, value_and_grad and jit over trees of interp::Tensors: gradients come
 // back shaped like the argnums arguments, has_aux returns the aux tree,
 // jit compiles once per tree and agrees with the interpreter, and every
-// misuse names the leaf's path.
+// misuse names the leaf's path; pullback (jax.vjp at run time) returns the
+// output tree and a backward over cotangent trees.
 #include "tracer/Jit.h"
 #include "tracer/Nn.h"
 
@@ -277,4 +278,44 @@ TEST_CASE("grad misuse names the argument's path", "[grad][tree][errors]") {
   auto partial = params;
   partial.erase("Dense_1");
   CHECK_THROWS(grad(loss, argnums<0>)(partial, x, y));
+}
+
+TEST_CASE("pullback: the output tree now, the arguments' cotangent trees later",
+          "[grad][tree][pullback]") {
+  mlir::MLIRContext ctx;
+  Dict<interp::Tensor> params = {{"w", randomF32(ctx, {3, 4}, 1)}, {"b", randomF32(ctx, {4}, 2)}};
+  interp::Tensor x = randomF32(ctx, {2, 3}, 3);
+  // Two outputs in a map: the activations and their per-row sum of squares.
+  auto f = [](const Dict<Tensor> &p, const Tensor &in) {
+    Tensor h = checkpoint([](Tensor a, Tensor w, Tensor b) { return np::tanh(np::dot(a, w) + b); })(
+        in, p.at("w"), p.at("b"));
+    return Dict<Tensor>{{"h", h}, {"norm", np::sum(h * h, 1)}};
+  };
+  auto [y, backward] = pullback(f, params, x);
+  REQUIRE(y.size() == 2);
+  CHECK(y.at("h").getShape() == llvm::ArrayRef<int64_t>{2, 4});
+  CHECK(y.at("norm").getShape() == llvm::ArrayRef<int64_t>{2});
+
+  Dict<interp::Tensor> ct = {{"h", randomF32(ctx, {2, 4}, 4)}, {"norm", randomF32(ctx, {2}, 5)}};
+  auto [dparams, dx] = backward(ct);
+  // The same as the gradient of <ct, f(params, x)>, by grad over trees.
+  auto inner = [&](const Dict<Tensor> &p, const Tensor &in) {
+    Dict<Tensor> out = f(p, in);
+    return np::sum(out.at("h") * np::asarray(ct.at("h"))) +
+           np::sum(out.at("norm") * np::asarray(ct.at("norm")));
+  };
+  auto [gparams, gx] = grad(inner, argnums<0, 1>)(params, x);
+  checkClose(dparams.at("w"), gparams.at("w"));
+  checkClose(dparams.at("b"), gparams.at("b"));
+  checkClose(dx, gx);
+  // The backward can run again, with another cotangent.
+  auto [again, dx2] = backward(ct);
+  checkClose(again.at("w"), dparams.at("w"));
+
+  // A cotangent of another shape is named leaf by leaf.
+  Dict<interp::Tensor> wrong = {{"h", randomF32(ctx, {2, 5}, 4)}};
+  CHECK_THROWS_WITH(backward(wrong),
+                    Catch::Contains("the cotangent must be shaped like the output") &&
+                        Catch::Contains("y['h']: expected f32[2,4], got f32[2,5]") &&
+                        Catch::Contains("y['norm']: missing, expected f32[2]"));
 }
