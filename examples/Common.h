@@ -12,6 +12,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -34,6 +35,22 @@ inline cotangent::interp::Tensor filled(mlir::MLIRContext &ctx, std::vector<int6
     v = scale * (static_cast<double>(state >> 40) / static_cast<double>(1ull << 23) - 1.0);
   }
   return cotangent::interp::Tensor::fromDoubles(type, values);
+}
+
+/// The largest |a - b| / max(1e-3, |b|) over the leaves of two value trees
+/// of one structure (compiled gradients against the interpreter's).
+template <class T>
+double maxRelativeDifference(const T &a, const T &b) {
+  double worst = 0;
+  cotangent::tree_map(
+      [&](const cotangent::interp::Tensor &x, const cotangent::interp::Tensor &y) {
+        for (int64_t i = 0; i < x.getNumElements(); ++i)
+          worst = std::max(worst, std::abs(x.getDouble(i) - y.getDouble(i)) /
+                                      std::max(1e-3, std::abs(y.getDouble(i))));
+        return x;
+      },
+      a, b);
+  return worst;
 }
 
 /// An f32 tensor of `shape` filled with `value`.

@@ -27,6 +27,7 @@
 #include <optional>
 
 using namespace cotangent;
+using examples::maxRelativeDifference;
 using examples::section;
 using nn::Dict;
 
@@ -80,20 +81,6 @@ struct Block {
 
 constexpr int64_t kBatch = 2, kSeq = 8, kWidth = 16, kSteps = 5;
 constexpr double kLearningRate = 0.1;
-
-double maxRelativeDifference(const BlockParams<interp::Tensor> &a,
-                             const BlockParams<interp::Tensor> &b) {
-  double worst = 0;
-  tree_map(
-      [&](const interp::Tensor &x, const interp::Tensor &y) {
-        for (int64_t i = 0; i < x.getNumElements(); ++i)
-          worst = std::max(worst, std::abs(x.getDouble(i) - y.getDouble(i)) /
-                                      std::max(1e-3, std::abs(y.getDouble(i))));
-        return x;
-      },
-      a, b);
-  return worst;
-}
 
 /// Trains `model` from `params`, prints what the policy changes and returns
 /// the residual bytes.

@@ -9,6 +9,7 @@
 #include "Interpret.h"
 #include "JaxReference.h"
 #include "SeedMlp.h"
+#include "TanhBlock.h"
 
 #include "tracer/Jit.h"
 #include "tracer/Layers.h"
@@ -18,6 +19,7 @@
 #include <cmath>
 
 using namespace cotangent;
+using examples::Block;
 using examples::MLP;
 using nn::Dict;
 
@@ -174,18 +176,6 @@ TEST_CASE("Dense, LayerNorm, Embed and attention initialize and apply as in Flax
 }
 
 namespace {
-
-/// The remat_scan cases' block: tanh(Dense(x)) at the carry's width.
-struct Block {
-  int64_t features;
-  Dict<Dict<interp::Tensor>> init(nn::Scope &scope, int64_t in) const {
-    nn::Scope dense = scope.child("Dense_0");
-    return {{"Dense_0", nn::Dense{features}.init(dense, in)}};
-  }
-  Tensor operator()(const Dict<Dict<Tensor>> &p, const Tensor &x) const {
-    return np::tanh(nn::Dense{features}(p.at("Dense_0"), x));
-  }
-};
 
 /// Each leaf of `got` against `want` (one more level of names than checkParams).
 void checkParamTree(const Dict<Dict<interp::Tensor>> &got, const llvm::json::Object &want,
