@@ -29,7 +29,9 @@ void CompiledFunction::compile(mlir::ModuleOp module) {
     errors += (errors.empty() ? "" : "\n") + diag.str();
     return mlir::success();
   });
-  auto compiled = cpu::CpuModule::compile(module);
+  // Only the function called is compiled: a split's halves and primal are
+  // dropped once inlined into the step.
+  auto compiled = cpu::CpuModule::compile(module, {.entryPoints = {entry_}});
   if (mlir::failed(compiled))
     throw TraceError("jit: compilation failed: " + errors);
   compiled_ = std::make_unique<Compiled>(Compiled{std::move(*compiled)});

@@ -216,6 +216,43 @@ def JxParallelLoopsPass : Pass<"jx-parallel-loops", "mlir::ModuleOp"> {
                            "mlir::memref::MemRefDialect", "mlir::LLVM::LLVMDialect"];
 }
 
+def JxOutlineKernelsPass : Pass<"jx-outline-kernels", "mlir::ModuleOp"> {
+  let summary = "Outline each loop nest and library call into a kernel function, one per structure";
+  let description = [{
+    Runs on buffers, after `jx-parallel-loops`. A traced program is straight
+    line: a 64-layer MLP's step holds 64 copies of the same forward loop nest
+    and 64 of the same backward ones, and every later pass (the math
+    approximations, the conversions to LLVM) and LLVM's optimizer and code
+    generator would treat each copy anew, so compile time grew with the
+    layer count times the work per loop. This pass moves each outermost loop
+    nest (an op with regions implementing `LoopLikeOpInterface`, or an
+    `omp.parallel`) and each call of an external function on buffers (a BLAS
+    call, whose C interface packs every buffer's descriptor on the stack at
+    the call site) into a private `no_inline` function and calls it; those
+    inside `scf.if` / `scf.index_switch` branches are outlined the same
+    way. Constants the nest uses are cloned into it, every other value it uses
+    from outside becomes an argument (in order of first use), its results
+    the function's results. Kernels equal up to locations and value names
+    (`OperationEquivalence`) are one function: a repeated layer's loops are
+    compiled once, whatever their count.
+
+    Allocation and deallocation stay where they were, so the runtime's
+    live and peak bytes (and the memory plan that predicts them) do not
+    change; only where the loops' code lives does.
+
+    ```mlir
+    // in @step, twice with other buffers:
+    scf.for %i = %c0 to %c8 step %c1 { ... %a ... %b ... }
+    // becomes, twice:
+    func.call @jx_kernel(%a, %b) : (memref<8xf32>, memref<8xf32>) -> ()
+    // and once:
+    func.func private @jx_kernel(%arg0: memref<8xf32>, %arg1: memref<8xf32>)
+        attributes {no_inline} { scf.for ... }
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::LLVM::LLVMDialect"];
+}
+
 def JxInlineIntoCInterfacePass
     : Pass<"jx-inline-into-c-interface", "mlir::ModuleOp"> {
   let summary = "Compile each public function once, inside its C interface";

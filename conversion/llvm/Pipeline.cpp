@@ -4,6 +4,7 @@
 //
 //   inline                       @f_vjp etc. call @f_fwd / @f_bwd: one body each
 //   jx-to-linalg                 every jx op to linalg / tensor / arith / math / scf
+//   symbol-dce                   private functions nothing calls
 //   linalg-fuse-elementwise-ops  elementwise chains become one linalg.generic
 //                                (no canonicalize: it folds the reshapes around
 //                                transposes into rank-3/4 transposes whose loops
@@ -19,6 +20,9 @@
 //                                loops with enough work run on the OpenMP
 //                                threads (libomp; runtime/cpu/Threads.h sets
 //                                how many), the rest stay plain loops
+//   jx-outline-kernels           each loop nest into a function, one per
+//                                structure: a repeated layer's loops are
+//                                lowered and compiled once
 //   convert-bufferization-to-memref, convert-linalg-to-loops, ... to LLVM,
 //   with finalize-memref-to-llvm{use-generic-functions=true} so that every
 //   allocation goes through _mlir_memref_to_llvm_alloc / _free (the runtime
@@ -48,6 +52,10 @@ void cotangent::buildJxToBuffersPipeline(OpPassManager &pm,
                                          const BufferizationOptions &options) {
   pm.addPass(createInlinerPass());
   pm.addPass(createJxToLinalgPass());
+  // Private functions nothing calls any more: the split's halves once
+  // inlined into the step, a primal the step does not need. Until
+  // jx-to-linalg dropped the split contract, its symbol references kept them.
+  pm.addPass(createSymbolDCEPass());
   if (options.canonicalize)
     pm.addPass(createCanonicalizerPass());
   pm.addPass(createJxFuseElementwisePass());
@@ -90,6 +98,7 @@ void cotangent::buildLowerToLLVMPipeline(OpPassManager &pm) {
   buildJxToBuffersPipeline(pm, BufferizationOptions{});
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createJxParallelLoopsPass());
+  pm.addPass(createJxOutlineKernelsPass());
   buildHostToLLVMPasses(pm);
   pm.addPass(createJxInlineIntoCInterfacePass());
   pm.addPass(createReconcileUnrealizedCastsPass());

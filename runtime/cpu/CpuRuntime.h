@@ -29,6 +29,9 @@ struct CompileOptions {
   unsigned optLevel = 3;
   /// Keep the lowered LLVM-dialect module (for AOT emission and debugging).
   bool keepLoweredModule = true;
+  /// The public functions to compile (host::JitTarget::entryPoints); empty:
+  /// all of them.
+  std::vector<std::string> entryPoints;
 };
 
 /// The CPU's target of runtime/host's JIT: jx-lower-to-llvm, LLVM at

@@ -60,6 +60,16 @@ LogicalResult CompiledModule::load(ModuleOp module, const JitTarget &target) {
   if (failed(read))
     return failure();
   signatures = std::move(*read);
+  if (!target.entryPoints.empty()) {
+    llvm::StringMap<Signature> compiled;
+    for (const std::string &name : target.entryPoints) {
+      auto it = signatures.find(name);
+      if (it == signatures.end())
+        return emitError(module.getLoc()) << "no public function @" << name << " to compile";
+      compiled[name] = it->second;
+    }
+    signatures = std::move(compiled);
+  }
 
   source = module.clone();
   auto lowered = lowerClone(module, target);

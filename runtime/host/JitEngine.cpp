@@ -11,6 +11,7 @@
 #include "runtime/host/JitEngine.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/InitAllDialects.h"
@@ -41,6 +42,10 @@ llvm::FailureOr<OwningOpRef<ModuleOp>> lowerClone(ModuleOp module, const JitTarg
   ctx->appendDialectRegistry(*target.registry);
   ctx->loadAllAvailableDialects();
   OwningOpRef<ModuleOp> lowered = module.clone();
+  if (!target.entryPoints.empty())
+    for (auto fn : lowered->getOps<func::FuncOp>())
+      if (fn.isPublic() && !llvm::is_contained(target.entryPoints, fn.getSymName()))
+        fn.setPrivate();
   PassManager pm(ctx, ModuleOp::getOperationName());
   target.buildPipeline(pm);
   if (failed(pm.run(*lowered)))

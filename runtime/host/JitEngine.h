@@ -51,6 +51,11 @@ struct JitTarget {
   std::function<void(mlir::OpPassManager &)> buildPipeline;
   /// LLVM's optimization level for the JIT (3 also selects aggressive codegen).
   unsigned optLevel = 3;
+  /// The public functions to compile, with what they call; empty: all of
+  /// them. The others become private, and the pipeline drops what nothing
+  /// calls (a split module's step need not compile its halves and primal
+  /// again).
+  std::vector<std::string> entryPoints;
   RuntimeSymbols symbols;
 };
 

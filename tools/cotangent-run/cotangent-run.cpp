@@ -257,7 +257,14 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     if (!plans->empty())
       plan = plans->front();
   }
-  auto compiled = ::cotangent::cpu::CpuModule::compile(*module);
+  // What runs is all that is compiled; an object file or header holds every
+  // public function.
+  ::cotangent::cpu::CompileOptions options;
+  if (fn && emitObject.empty() && emitHeader.empty())
+    options.entryPoints = split && pair ? std::vector<std::string>{pair->fwd.getSymName().str(),
+                                                                   pair->bwd.getSymName().str()}
+                                        : std::vector<std::string>{entry};
+  auto compiled = ::cotangent::cpu::CpuModule::compile(*module, options);
   if (failed(compiled))
     return failure();
   if (threads->getNumOccurrences())

@@ -26,21 +26,32 @@ func.func @layer(%x: tensor<4x8xf32>, %w: tensor<8x3xf32>) -> tensor<4x3xf32> {
 // CHECK-DAG: llvm.func @_mlir_ciface_cotangent_batch_matmul_f32(!llvm.ptr, !llvm.ptr, !llvm.ptr)
 
 // The function is compiled inside its C interface wrapper
-// (jx-inline-into-c-interface).
+// (jx-inline-into-c-interface); its loops are kernels of their own
+// (jx-outline-kernels).
 // CHECK-LABEL: llvm.func internal @layer(
 // CHECK-SAME:    attributes {always_inline, llvm.emit_c_interface}
 // CHECK:         llvm.call @_mlir_memref_to_llvm_alloc
-// CHECK:         llvm.call @cotangent_batch_matmul_f32(
+// CHECK:         llvm.call @[[GEMM:jx_kernel[_0-9]*]](
 // CHECK:         llvm.call @_mlir_memref_to_llvm_alloc
-// CHECK-NOT:     llvm.call @tanhf
-// CHECK:         llvm.intr.fma
+// CHECK:         llvm.call @[[TANH:jx_kernel[_0-9]*]](
 // CHECK:         llvm.call @_mlir_memref_to_llvm_free
 // CHECK:         llvm.inline_asm has_side_effects "", "r,~{memory}"
 // CHECK:         llvm.call @_mlir_memref_to_llvm_alloc
-// CHECK:         llvm.call @sinf
+// CHECK:         llvm.call @[[SIN:jx_kernel[_0-9]*]](
 // CHECK:         llvm.call @_mlir_memref_to_llvm_free
 // CHECK:         llvm.return
 
 // The C interface the runtime calls.
 // CHECK-LABEL: llvm.func @_mlir_ciface_layer
 // CHECK:         llvm.call @layer(
+
+// CHECK:       llvm.func internal @[[GEMM]](
+// CHECK:         llvm.call @cotangent_batch_matmul_f32(
+// CHECK:         llvm.return
+// CHECK:       llvm.func internal @[[TANH]](
+// CHECK-NOT:     llvm.call @tanhf
+// CHECK:         llvm.intr.fma
+// CHECK:         llvm.return
+// CHECK:       llvm.func internal @[[SIN]](
+// CHECK:         llvm.call @sinf
+// CHECK:         llvm.return
