@@ -20,7 +20,9 @@
 //
 // OpenBLAS reads OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE when it loads; if
 // either is set, the bench unsets them for itself only, says so, and
-// re-executes itself.
+// re-executes itself. If OpenBLAS's own detection then falls back to
+// kernels narrower than the CPU runs (Debian's 0.3.21 on Sapphire Rapids:
+// SSE3), the bench sets the CPU's kernel family and says so.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +40,7 @@
 #include "dialects/jx/JxSplit.h"
 #include "passes/Passes.h"
 #include "passes/remat/MemoryBudget.h"
+#include "runtime/cpu/BlasCore.h"
 #include "runtime/host/JitEngine.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -427,14 +430,31 @@ int benchFrontier(mlir::MLIRContext &ctx) {
                        });
 }
 
-/// Unsets the OpenBLAS variables and re-executes; returns only on failure or
-/// when none was set.
+/// Unsets the OpenBLAS variables and re-executes; then, where OpenBLAS's own
+/// detection picked kernels narrower than the CPU's, sets the CPU's and
+/// re-executes once more. Returns only on failure or when nothing changed.
 int reexecWithoutOpenBlasOverrides(char **argv) {
+  if (std::getenv("COTANGENT_BENCH_BLAS_CORE")) // this process is the re-execution
+    return 0;
   bool reexec = false;
   for (const char *var : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"}) {
     if (const char *value = std::getenv(var)) {
       std::printf("cotangent-bench: unsetting %s (was '%s') for this process only\n", var, value);
       unsetenv(var);
+      reexec = true;
+    }
+  }
+  // Then OpenBLAS detects the CPU itself; where it falls back to narrower
+  // kernels than the CPU runs (runtime/cpu/BlasCore.h), the bench uses the
+  // CPU's, once, and says so: both sides then run at the machine's rate.
+  if (!reexec) {
+    cpu::BlasCore core = cpu::blasCore();
+    if (core.better) {
+      std::printf("cotangent-bench: OpenBLAS detected '%s' kernels on a CPU that runs '%s'; "
+                  "setting OPENBLAS_CORETYPE=%s for this process only\n",
+                  core.loaded.c_str(), core.better->c_str(), core.better->c_str());
+      setenv("OPENBLAS_CORETYPE", core.better->c_str(), 1);
+      setenv("COTANGENT_BENCH_BLAS_CORE", "1", 1);
       reexec = true;
     }
   }

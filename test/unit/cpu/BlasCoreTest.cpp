@@ -1,0 +1,25 @@
+// What cpu::blasCore() says of the OpenBLAS kernels this process loaded.
+#include "runtime/cpu/BlasCore.h"
+
+#include <catch2/catch.hpp>
+#include <cblas.h>
+
+using namespace cotangent;
+
+TEST_CASE("blasCore names the loaded kernels and only ever suggests wider ones the CPU runs",
+          "[cpu][blas]") {
+  cpu::BlasCore core = cpu::blasCore();
+  CHECK(core.loaded == openblas_get_corename());
+  CHECK_FALSE(core.loaded.empty());
+  if (!core.better)
+    return;
+  CHECK(*core.better != core.loaded);
+  if (*core.better == "SkylakeX") {
+    CHECK(__builtin_cpu_supports("avx512f"));
+    CHECK(__builtin_cpu_supports("avx512bw"));
+  } else {
+    CHECK(*core.better == "Haswell");
+    CHECK(__builtin_cpu_supports("avx2"));
+    CHECK_FALSE(__builtin_cpu_supports("avx512f"));
+  }
+}
