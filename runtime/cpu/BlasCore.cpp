@@ -27,6 +27,7 @@ std::string lower(std::string s) {
 
 cpu::BlasCore cpu::blasCore() {
   BlasCore core{.loaded = openblas_get_corename(), .better = std::nullopt};
+#if defined(__x86_64__)
   std::string name = lower(core.loaded);
   bool preAvx2 = std::find(kPreAvx2.begin(), kPreAvx2.end(), name) != kPreAvx2.end();
   bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -35,5 +36,6 @@ cpu::BlasCore cpu::blasCore() {
     core.better = "SkylakeX";
   else if (preAvx2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
     core.better = "Haswell";
+#endif
   return core;
 }

@@ -3,8 +3,8 @@
 // OpenBLAS picks its kernels once, when it loads, from OPENBLAS_CORETYPE or
 // its own CPU detection. Debian's 0.3.21 does not know newer Intel server
 // models (seen: a Sapphire Rapids VM) and falls back to its SSE3 "Prescott"
-// kernels, a sixth of the GEMM rate the CPU has (32 against 206 GFLOP/s on
-// 1024^3, 2 threads). Only a new process can change the choice, so this
+// kernels, an eighth of the GEMM rate the CPU has (32 against 275 GFLOP/s
+// on 1024^3, 2 threads). Only a new process can change the choice, so this
 // says what was chosen and what this CPU could run instead.
 //
 //===----------------------------------------------------------------------===//
