@@ -49,7 +49,6 @@ llvm::hash_code structuralHash(func::FuncOp kernel) {
   return hash;
 }
 
-/// Outlines the loop nests of a module's functions into its kernels.
 /// Private to the module and never inlined, by MLIR's inliner (`no_inline`)
 /// nor by LLVM's (func-to-llvm keeps only the linkage and passthrough
 /// attributes).
@@ -60,6 +59,8 @@ void markOutOfLine(func::FuncOp kernel) {
   kernel->setAttr("passthrough", ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
 }
 
+/// Outlines the loop nests and library calls of a module's functions into
+/// the module's kernels, one per structure.
 class KernelOutliner {
 public:
   explicit KernelOutliner(ModuleOp module) : symbols(module) {}
