@@ -23,11 +23,14 @@ import jax.numpy as jnp
 from jax_models import mlp_loss, transformer_loss
 
 
-def measure(loss, args, precision, warmup, repeat):
+def measure(loss, args, precision, warmup, repeat, hlo=None):
     with jax.default_matmul_precision(precision):
         grad = jax.jit(jax.value_and_grad(loss, argnums=tuple(range(len(args)))))
         compiled = grad.lower(*args).compile()
         memory = compiled.memory_analysis()
+        if hlo:  # XLA's optimized program: its fusions are the kernels we compare with
+            with open(hlo, "w") as f:
+                f.write(compiled.as_text())
         for _ in range(warmup):
             jax.block_until_ready(compiled(*args))
         times = []
@@ -50,6 +53,7 @@ def main():
     parser.add_argument("--json", required=True)
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--hlo", help="write XLA's optimized HLO (\"highest\" precision) here")
     a = parser.parse_args()
     paths = sorted(glob.glob(os.path.join(a.inputs, "arg*.npy")),
                    key=lambda p: int(os.path.basename(p)[3:-4]))
@@ -57,7 +61,8 @@ def main():
     loss = mlp_loss(a.policy) if a.model == "mlp" else transformer_loss(a.policy, a.heads)
     figures = {"device": str(jax.devices()[0]), "jax": jax.__version__}
     try:
-        (value, grads), figures["highest"] = measure(loss, args, "highest", a.warmup, a.repeat)
+        (value, grads), figures["highest"] = measure(loss, args, "highest", a.warmup, a.repeat,
+                                                     a.hlo)
         _, figures["default"] = measure(loss, args, "default", a.warmup, a.repeat)
     except Exception as e:  # an unsupported policy is reported, not hidden
         figures["error"] = f"{type(e).__name__}: {str(e)[:300]}"

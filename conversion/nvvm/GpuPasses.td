@@ -122,6 +122,29 @@ def JxGpuReloadResidualsPass
   let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
 }
 
+def JxGpuInterchangeReductionsPass
+    : Pass<"jx-gpu-interchange-reductions", "mlir::func::FuncOp"> {
+  let summary = "Move the kept dimensions of reductions outermost";
+  let description = [{
+    Runs before `convert-linalg-to-parallel-loops`. A linalg op (named ops
+    are generalized first) with a reduced dimension before a kept (parallel)
+    one gets its loops interchanged so that the kept dimensions come first,
+    each group in its order. The parallel loops then enclose the reduction,
+    which `jx-gpu-block-reductions` runs as one block per kept element,
+    instead of a host loop over the reduced dimension launching one kernel
+    per iteration.
+
+    ```mlir
+    // linalg.reduce ins(%x : memref<256x512xf32>) ... dimensions = [0]
+    // (iterators: reduction, parallel)                          becomes
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>,
+                                     affine_map<(d0, d1) -> (d0)>],
+                    iterator_types = ["parallel", "reduction"]} ...
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 def JxGpuBlockReductionsPass
     : Pass<"jx-gpu-block-reductions", "mlir::func::FuncOp"> {
   let summary = "Reduce each element of a reduction that keeps dimensions with one block";

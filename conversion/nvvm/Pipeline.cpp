@@ -13,6 +13,7 @@
 //                          CUDA runtime binds to cuBLAS (cublas=false keeps
 //                          them as loops, hence kernels)
 //   buffer-deallocation-pipeline, convert-bufferization-to-memref
+//   jx-gpu-interchange-reductions (kept dimensions before reduced ones),
 //   convert-linalg-to-parallel-loops, jx-gpu-kernelize-host-code (what host
 //                          code did to buffers moves into kernels),
 //   jx-gpu-block-reductions (a reduction keeping dimensions: one block per
@@ -70,6 +71,7 @@ void cotangent::buildJxToNVVMPipeline(OpPassManager &pm, const JxToNVVMOptions &
   buildJxToBuffersPipeline(pm, BufferizationOptions{.blas = options.cublas});
 
   // Parallel loops to kernels.
+  pm.addNestedPass<func::FuncOp>(createJxGpuInterchangeReductionsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createJxGpuKernelizeHostCodePass());
   pm.addNestedPass<func::FuncOp>(createJxGpuBlockReductionsPass());

@@ -20,6 +20,7 @@
 
 #include "runtime/cuda/CudaRuntime.h"
 #include "runtime/cuda/DeviceCounter.h"
+#include "runtime/cuda/KernelProfile.h"
 #include "runtime/host/StridedMatrix.h"
 
 #include <cublas_v2.h>
@@ -46,6 +47,7 @@ namespace {
   X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)             \
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamWaitEvent)             \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventSynchronize) X(cuEventRecord)                     \
+  X(cuEventElapsedTime)                                                                          \
   X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuDeviceGetDefaultMemPool) X(cuMemPoolSetAttribute)    \
   X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuGraphInstantiate) X(cuGraphLaunch)          \
   X(cuGraphExecDestroy) X(cuGraphDestroy)                                                        \
@@ -74,6 +76,22 @@ struct Driver {
   std::map<std::pair<void *, std::string>, CUfunction> functions;
   /// Device copies of compiled code's constant globals, by host address.
   std::map<const void *, CUdeviceptr> globals;
+  /// Each module's place among those holding a kernel function of the same
+  /// name, by first launch (the profile's kernel names), and each function's name.
+  std::map<void *, std::map<std::string, int>> moduleOrdinals;
+  std::map<std::string, int> modulesPerFunction;
+  std::map<CUfunction, std::string> functionNames;
+};
+
+/// The launches timed between beginKernelProfile and endKernelProfile.
+struct Profile {
+  bool on = false;
+  struct Launch {
+    std::string name;
+    CUevent start = nullptr, end = nullptr;
+  };
+  std::vector<Launch> launches;
+  std::vector<CUevent> spare; ///< events of an earlier profile, reused
 };
 
 struct State {
@@ -86,6 +104,7 @@ struct State {
   /// While a capture runs: the blocks allocated in it, and those freed.
   bool capturing = false;
   std::map<void *, int64_t> capturedAllocs;
+  Profile profile;
 };
 
 /// A step recorded on the compute stream, and the blocks each launch leaves
@@ -228,6 +247,34 @@ Driver *blas() {
 
 CUstream asStream(void *stream) { return static_cast<CUstream>(stream); }
 CUdeviceptr asDevice(const void *ptr) { return reinterpret_cast<CUdeviceptr>(ptr); }
+
+CUevent profileEvent(Driver &d) {
+  Profile &p = state().profile;
+  CUevent event = nullptr;
+  if (!p.spare.empty()) {
+    event = p.spare.back();
+    p.spare.pop_back();
+  } else if (!check(d.cuEventCreate(&event, CU_EVENT_DEFAULT), "cuEventCreate")) {
+    return nullptr;
+  }
+  check(d.cuEventRecord(event, d.computeStream), "cuEventRecord");
+  return event;
+}
+
+/// Brackets one launch with events on the compute stream while profiling;
+/// `name` is called only then.
+template <typename Name, typename Launch>
+void timed(Driver &d, Name &&name, Launch &&launch) {
+  Profile &p = state().profile;
+  if (!p.on) {
+    launch();
+    return;
+  }
+  Profile::Launch record{name(), profileEvent(d), nullptr};
+  launch();
+  record.end = profileEvent(d);
+  p.launches.push_back(std::move(record));
+}
 
 } // namespace
 
@@ -510,12 +557,19 @@ void batchMatmul(CotangentMemRef3 *a, CotangentMemRef3 *b, CotangentMemRef3 *c, 
   const T *pb = static_cast<const T *>(b->aligned) + b->offset;
   T *pc = static_cast<T *>(c->aligned) + c->offset;
   T alpha = 1, beta = 0;
+  cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
+  auto name = [&] {
+    return "cublas gemm " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +
+           std::to_string(s.k) + " x " + std::to_string(s.batch);
+  };
   // Row-major C = A B is column-major C^T = B^T A^T.
-  cublasStatus_t status =
-      gemm(d->cublas, operation(s.b), operation(s.a), static_cast<int>(s.n),
-           static_cast<int>(s.m), static_cast<int>(s.k), &alpha, pb, static_cast<int>(s.b.ld),
-           b->strides[0], pa, static_cast<int>(s.a.ld), a->strides[0], &beta, pc,
-           static_cast<int>(s.c.ld), c->strides[0], static_cast<int>(s.batch));
+  timed(*d, name, [&] {
+    status = gemm(d->cublas, operation(s.b), operation(s.a), static_cast<int>(s.n),
+                  static_cast<int>(s.m), static_cast<int>(s.k), &alpha, pb,
+                  static_cast<int>(s.b.ld), b->strides[0], pa, static_cast<int>(s.a.ld),
+                  a->strides[0], &beta, pc, static_cast<int>(s.c.ld), c->strides[0],
+                  static_cast<int>(s.batch));
+  });
   if (status != CUBLAS_STATUS_SUCCESS)
     setError("cuBLAS gemm failed with status " + std::to_string(static_cast<int>(status)));
 }
@@ -581,10 +635,19 @@ extern "C" void *cotangent_mgpuModuleGetFunction(void *module, const char *name)
   auto [it, inserted] = d->functions.try_emplace({module, name}, nullptr);
   if (inserted &&
       !check(d->cuModuleGetFunction(&it->second, static_cast<CUmodule>(module), name),
-             "cuModuleGetFunction"))
+             "cuModuleGetFunction")) {
     d->functions.erase(it);
-  else
-    function = it->second;
+    return nullptr;
+  }
+  function = it->second;
+  if (inserted) {
+    // kernel, kernel_0, kernel_1, ...: as gpu-kernel-outlining names modules.
+    auto [ordinal, fresh] = d->moduleOrdinals[module].try_emplace(name, 0);
+    if (fresh)
+      ordinal->second = d->modulesPerFunction[name]++;
+    d->functionNames[function] =
+        ordinal->second ? std::string(name) + "_" + std::to_string(ordinal->second - 1) : name;
+  }
   return function;
 }
 
@@ -597,9 +660,19 @@ extern "C" void cotangent_mgpuLaunchKernel(void *function, intptr_t gridX, intpt
     setError("kernel launch skipped: no kernel function");
     return;
   }
-  check(d->cuLaunchKernel(static_cast<CUfunction>(function), gridX, gridY, gridZ, blockX,
-                          blockY, blockZ, smem, asStream(stream), params, extra),
-        "cuLaunchKernel");
+  auto name = [&] {
+    std::lock_guard<std::recursive_mutex> lock(state().mutex);
+    auto shape = [](intptr_t x, intptr_t y, intptr_t z) {
+      return std::to_string(x) + "x" + std::to_string(y) + "x" + std::to_string(z);
+    };
+    return d->functionNames[static_cast<CUfunction>(function)] + " grid " +
+           shape(gridX, gridY, gridZ) + " block " + shape(blockX, blockY, blockZ);
+  };
+  timed(*d, name, [&] {
+    check(d->cuLaunchKernel(static_cast<CUfunction>(function), gridX, gridY, gridZ, blockX,
+                            blockY, blockZ, smem, asStream(stream), params, extra),
+          "cuLaunchKernel");
+  });
 }
 
 // Each launch of compiled code asks for a stream, launches on it, waits and
@@ -686,4 +759,53 @@ extern "C" void cotangent_mgpuMemset16(void *dst, uint16_t value, size_t count, 
 extern "C" void cotangent_mgpuSetDefaultDevice(int32_t device) {
   if (device != 0)
     setError("only device 0 is supported");
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel profile
+//===----------------------------------------------------------------------===//
+
+bool cotangent::cuda::beginKernelProfile() {
+  Driver *d = driver();
+  if (!d)
+    return false;
+  std::lock_guard<std::recursive_mutex> lock(state().mutex);
+  if (state().capturing) {
+    setError("kernel profile: a CUDA graph is being recorded; profile eager steps");
+    return false;
+  }
+  state().profile.on = true;
+  return true;
+}
+
+std::vector<cotangent::cuda::KernelTime> cotangent::cuda::endKernelProfile() {
+  std::vector<KernelTime> times;
+  Driver *d = driver();
+  if (!d)
+    return times;
+  std::lock_guard<std::recursive_mutex> lock(state().mutex);
+  Profile &p = state().profile;
+  p.on = false;
+  check(d->cuStreamSynchronize(d->computeStream), "cuStreamSynchronize");
+  std::map<std::string, KernelTime> byName;
+  for (Profile::Launch &launch : p.launches) {
+    float ms = 0;
+    if (launch.start && launch.end &&
+        check(d->cuEventElapsedTime(&ms, launch.start, launch.end), "cuEventElapsedTime")) {
+      KernelTime &t = byName[launch.name];
+      t.name = launch.name;
+      ++t.launches;
+      t.microseconds += 1e3 * ms;
+    }
+    for (CUevent event : {launch.start, launch.end})
+      if (event)
+        p.spare.push_back(event);
+  }
+  p.launches.clear();
+  for (auto &[name, time] : byName)
+    times.push_back(std::move(time));
+  std::ranges::sort(times, [](const KernelTime &a, const KernelTime &b) {
+    return a.microseconds > b.microseconds;
+  });
+  return times;
 }

@@ -2,8 +2,8 @@
 //
 // cotangent-step STEP.so [--fn BASE] [--input a.npy]... [--seed N]
 //     [--repeat N] [--warmup K] [--expect DIR] [--rtol R] [--output-dir DIR]
-//     [--atol A] [--save-inputs DIR] [--tf32] [--no-graph] [--json FILE]
-//     [--check-only]
+//     [--atol A] [--save-inputs DIR] [--tf32] [--no-graph] [--profile N]
+//     [--json FILE] [--check-only]
 //
 // Loads a step (a shared library made from `cotangent-run --target=cuda
 // --emit-object`: host code, embedded kernels, packed entries and the
@@ -14,10 +14,13 @@
 // eagerly and is measured (residual, offloaded and peak device bytes); the
 // step is then recorded as a CUDA graph and the timed steps replay it
 // (--no-graph: eager), so the time is the device's, not the host's.
+// --profile N times each launch of one more eager step (events around each
+// kernel and cuBLAS call) and lists the N slowest kernels.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cuda/CudaRuntime.h"
+#include "runtime/cuda/KernelProfile.h"
 #include "tools/cotangent-step/Manifest.h"
 #include "tools/cotangent-step/NpyFile.h"
 #include "tools/common/Version.h"
@@ -44,6 +47,7 @@ struct Options {
   std::vector<std::string> inputs;
   uint64_t seed = 0;
   int repeat = 20, warmup = 3;
+  int profile = 0; ///< kernels listed by --profile (0: no profile)
   double rtol = 1e-5, atol = 0;
   bool tf32 = false, graph = true, checkOnly = false;
 };
@@ -74,6 +78,8 @@ void usage() {
       "  --save-inputs DIR  write the arguments used as arg<i>.npy there (also with --check-only)\n"
       "  --tf32             cuBLAS may use TF32 tensor cores for f32 matmuls\n"
       "  --no-graph         time eager steps instead of a replayed CUDA graph\n"
+      "  --profile N        time each kernel and cuBLAS call of one more eager step and list\n"
+      "                     the N slowest (0: none)\n"
       "  --json FILE        write the figures as JSON\n"
       "  --check-only       check the manifest and the inputs, run nothing\n"
       "  --help             this list\n"
@@ -116,6 +122,8 @@ Options parseOptions(int argc, char **argv) {
       o.repeat = static_cast<int>(integer(value(i, "--repeat"), "--repeat", 1));
     } else if (a == "--warmup") {
       o.warmup = static_cast<int>(integer(value(i, "--warmup"), "--warmup", 0));
+    } else if (a == "--profile") {
+      o.profile = static_cast<int>(integer(value(i, "--profile"), "--profile", 0));
     } else if (a == "--expect") {
       o.expect = value(i, "--expect");
     } else if (a == "--rtol" || a == "--atol") {
@@ -616,6 +624,19 @@ int main(int argc, char **argv) {
   }
   if (graph)
     cotangent_cuda_graph_destroy(graph);
+  // One more eager step with each launch timed.
+  std::vector<cotangent::cuda::KernelTime> profile;
+  double profiledUs = 0;
+  if (o.profile > 0) {
+    if (!cotangent::cuda::beginKernelProfile())
+      fail("--profile: " + runtimeError());
+    step.release(eagerStep());
+    profile = cotangent::cuda::endKernelProfile();
+    if (*cotangent_cuda_last_error())
+      fail("the profiled step failed on the GPU: " + runtimeError());
+    for (const auto &k : profile)
+      profiledUs += k.microseconds;
+  }
   if (cotangent_cuda_live_bytes() != before)
     fail("the timed steps leaked " + std::to_string(cotangent_cuda_live_bytes() - before) +
          " device bytes");
@@ -633,6 +654,17 @@ int main(int argc, char **argv) {
               static_cast<long long>(measured.offloadedBytes));
   std::printf("device peak bytes: %lld\n", static_cast<long long>(peak));
   std::printf("timed steps vs the measured step: max relative difference %.3g\n", replayDiff);
+  if (o.profile > 0) {
+    int launches = 0;
+    for (const auto &k : profile)
+      launches += k.launches;
+    std::printf("profile of one eager step: %d launches of %zu kernels, %.3f ms in them\n",
+                launches, profile.size(), profiledUs * 1e-3);
+    for (size_t i = 0; i < profile.size() && i < static_cast<size_t>(o.profile); ++i)
+      std::printf("  %9.1f us %5.1f%% %4d x  %s\n", profile[i].microseconds,
+                  100 * profile[i].microseconds / std::max(profiledUs, 1e-9), profile[i].launches,
+                  profile[i].name.c_str());
+  }
   for (size_t i = 0; i < outputs.size(); ++i)
     printSummary("output", i, outputs[i]);
   for (size_t i = 0; i < gradients.size(); ++i)
@@ -678,6 +710,7 @@ int main(int argc, char **argv) {
         << (o.tf32 ? "true" : "false") << ", \"residual_bytes\": " << measured.residualBytes
         << ", \"offloaded_bytes\": " << measured.offloadedBytes << ", \"peak_bytes\": " << peak
         << ", \"max_rel_diff\": " << jsonNumber(maxDiff)
+        << ", \"profile_ms\": " << jsonNumber(profiledUs * 1e-3)
         << ", \"ok\": " << (ok ? "true" : "false") << "}\n";
     out.flush();
     if (!out)
