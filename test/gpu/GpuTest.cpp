@@ -18,6 +18,7 @@
 #include "runtime/cpu/CpuRuntime.h"
 #include "runtime/cuda/CudaModule.h"
 #include "runtime/cuda/CudaRuntime.h"
+#include "runtime/cuda/KernelProfile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Parser/Parser.h"
@@ -91,6 +92,8 @@ TEST_CASE("without a device every entry fails cleanly", "[host]") {
   REQUIRE(cotangent_cuda_live_bytes() == 0);
   REQUIRE(cotangent_mgpuStreamCreate() == nullptr);
   cotangent_mgpuLaunchKernel(nullptr, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr, 0);
+  REQUIRE_FALSE(::cotangent::cuda::beginKernelProfile());
+  REQUIRE(::cotangent::cuda::endKernelProfile().empty());
   MLIRContext ctx;
   auto module = load(ctx, "mlp-relu", false);
   ScopedDiagnosticHandler quiet(&ctx, [](Diagnostic &) { return success(); });
@@ -118,6 +121,34 @@ TEST_CASE("every example matches the CPU path on the GPU", "[device]") {
     CHECK(actual->stats.peakBytes == expected->stats.peakBytes);
     CHECK(actual->stats.liveBytes == expected->stats.liveBytes);
   }
+}
+
+TEST_CASE("the kernel profile times each kernel and cuBLAS call of a step", "[device]") {
+  MLIRContext ctx;
+  auto module = load(ctx, "mlp-relu", false);
+  auto gpu = ::cotangent::cuda::CudaModule::compile(*module);
+  REQUIRE(succeeded(gpu));
+  auto args = randomArgs(module->lookupSymbol<func::FuncOp>("mlp"));
+  REQUIRE(succeeded((*gpu)->call("mlp", args))); // kernels loaded before timing
+  REQUIRE(::cotangent::cuda::beginKernelProfile());
+  REQUIRE(succeeded((*gpu)->call("mlp", args)));
+  auto profile = ::cotangent::cuda::endKernelProfile();
+  REQUIRE_FALSE(profile.empty());
+  bool kernel = false, gemm = false;
+  for (const auto &k : profile) {
+    INFO(k.name);
+    CHECK(k.launches >= 1);
+    CHECK(k.microseconds > 0);
+    kernel = kernel || k.name.find("mlp_kernel") != std::string::npos;
+    gemm = gemm || k.name.rfind("cublas gemm", 0) == 0;
+  }
+  CHECK(kernel);
+  CHECK(gemm);
+  for (size_t i = 1; i < profile.size(); ++i) // slowest first
+    CHECK(profile[i - 1].microseconds >= profile[i].microseconds);
+  // Off again: a later step is not timed.
+  REQUIRE(succeeded((*gpu)->call("mlp", args)));
+  CHECK(::cotangent::cuda::endKernelProfile().empty());
 }
 
 TEST_CASE("the VJPs match the CPU path, offloaded residuals included", "[device]") {
