@@ -431,39 +431,31 @@ int benchFrontier(mlir::MLIRContext &ctx) {
 }
 
 /// Unsets the OpenBLAS variables and re-executes; then, where OpenBLAS's own
-/// detection picked kernels narrower than the CPU's, sets the CPU's and
-/// re-executes once more. Returns only on failure or when nothing changed.
+/// detection picked kernels narrower than the CPU's (runtime/cpu/BlasCore.h),
+/// sets the CPU's and re-executes once more, saying so: both sides of a
+/// comparison then run at the machine's rate. Returns only on failure or
+/// when nothing changed.
 int reexecWithoutOpenBlasOverrides(char **argv) {
-  if (std::getenv("COTANGENT_BENCH_BLAS_CORE")) // this process is the re-execution
-    return 0;
-  bool reexec = false;
-  for (const char *var : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"}) {
-    if (const char *value = std::getenv(var)) {
-      std::printf("cotangent-bench: unsetting %s (was '%s') for this process only\n", var, value);
-      unsetenv(var);
-      reexec = true;
+  constexpr const char *kUnset = "COTANGENT_BENCH_OVERRIDES_UNSET";
+  if (!std::getenv(kUnset)) {
+    setenv(kUnset, "1", 1); // the re-executions keep what this process decided
+    bool reexec = false;
+    for (const char *var : {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"}) {
+      if (const char *value = std::getenv(var)) {
+        std::printf("cotangent-bench: unsetting %s (was '%s') for this process only\n", var,
+                    value);
+        unsetenv(var);
+        reexec = true;
+      }
+    }
+    if (reexec) {
+      std::fflush(stdout);
+      execv("/proc/self/exe", argv);
+      std::perror("cotangent-bench: re-exec failed");
+      return 1;
     }
   }
-  // Then OpenBLAS detects the CPU itself; where it falls back to narrower
-  // kernels than the CPU runs (runtime/cpu/BlasCore.h), the bench uses the
-  // CPU's, once, and says so: both sides then run at the machine's rate.
-  if (!reexec) {
-    cpu::BlasCore core = cpu::blasCore();
-    if (core.better) {
-      std::printf("cotangent-bench: OpenBLAS detected '%s' kernels on a CPU that runs '%s'; "
-                  "setting OPENBLAS_CORETYPE=%s for this process only\n",
-                  core.loaded.c_str(), core.better->c_str(), core.better->c_str());
-      setenv("OPENBLAS_CORETYPE", core.better->c_str(), 1);
-      setenv("COTANGENT_BENCH_BLAS_CORE", "1", 1);
-      reexec = true;
-    }
-  }
-  if (!reexec)
-    return 0;
-  std::fflush(stdout);
-  execv("/proc/self/exe", argv);
-  std::perror("cotangent-bench: re-exec failed");
-  return 1;
+  return cpu::reexecWithWiderBlasKernels(argv, "cotangent-bench") ? 0 : 1;
 }
 
 /// What the parsers cannot check alone.

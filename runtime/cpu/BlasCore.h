@@ -28,6 +28,21 @@ struct BlasCore {
 
 BlasCore blasCore();
 
+/// The OPENBLAS_CORETYPE a program should set for itself before OpenBLAS
+/// loads again: the wider family of `core`, unless the environment already
+/// names kernels (`coretype`: the user's choice stands) or this process is
+/// already the re-execution that set them (`reexecuted`).
+std::optional<std::string> widerCoreToSet(const BlasCore &core, const char *coretype,
+                                          bool reexecuted);
+
+/// For programs (cotangent-run, cotangent-demo, the bench; a user's own main
+/// may call it first thing): where widerCoreToSet says so, sets
+/// OPENBLAS_CORETYPE and re-executes this program (/proc/self/exe, `argv`)
+/// once, after printing `note` with the kernels' names to stdout when given
+/// ("<note>: OpenBLAS detected ..."). Returns only when nothing was to be
+/// changed, or with false when the re-execution failed.
+bool reexecWithWiderBlasKernels(char **argv, const char *note = nullptr);
+
 } // namespace cotangent::cpu
 
 #endif // COTANGENT_RUNTIME_CPU_BLASCORE_H

@@ -15,6 +15,7 @@
 #include "bench/PlotScript.h"
 #include "bench/PolicyFigures.h"
 #include "tracer/Autodiff.h"
+#include "runtime/cpu/BlasCore.h"
 #include "runtime/cpu/CpuRuntime.h"
 #include "tools/common/CommandLine.h"
 
@@ -263,6 +264,9 @@ static bool validFlags() {
 }
 
 int main(int argc, char **argv) {
+  // The CPU's widest OpenBLAS kernels unless OPENBLAS_CORETYPE names others.
+  if (!cpu::reexecWithWiderBlasKernels(argv))
+    return 1;
   tools::setUpCommandLine(toolOptions);
   cl::ParseCommandLineOptions(argc, argv, "Cotangent demo: the seed example end to end\n");
   if (!validFlags())

@@ -19,6 +19,7 @@
 #include "analysis/PeakOracle.h"
 #include "dialects/jx/JxSplit.h"
 #include "passes/Passes.h"
+#include "runtime/cpu/BlasCore.h"
 #include "runtime/cpu/CpuRuntime.h"
 #include "runtime/cpu/Threads.h"
 #include "runtime/host/JitEngine.h"
@@ -341,6 +342,10 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
 }
 
 int main(int argc, char **argv) {
+  // OpenBLAS's own detection can fall back to much narrower kernels than the
+  // CPU runs; unless OPENBLAS_CORETYPE says otherwise, run with the CPU's.
+  if (!::cotangent::cpu::reexecWithWiderBlasKernels(argv))
+    return 1;
   llvm::InitLLVM init(argc, argv);
   if (cl::Option *taken = cl::getRegisteredOptions().lookup("threads"))
     taken->removeArgument();

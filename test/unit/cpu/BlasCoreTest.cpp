@@ -27,3 +27,15 @@ TEST_CASE("blasCore names the loaded kernels and only ever suggests wider ones t
   CHECK_FALSE(core.better); // only x86-64's kernel families are known
 #endif
 }
+
+TEST_CASE("a program sets wider kernels only when the environment names none and it has not "
+          "re-executed yet",
+          "[cpu][blas]") {
+  cpu::BlasCore fallback{.loaded = "Prescott", .better = "SkylakeX"};
+  cpu::BlasCore widest{.loaded = "SkylakeX", .better = std::nullopt};
+  CHECK(cpu::widerCoreToSet(fallback, nullptr, false) == "SkylakeX");
+  CHECK(cpu::widerCoreToSet(fallback, "", false) == "SkylakeX");
+  CHECK_FALSE(cpu::widerCoreToSet(fallback, "Haswell", false)); // the user's choice stands
+  CHECK_FALSE(cpu::widerCoreToSet(fallback, nullptr, true));    // once only
+  CHECK_FALSE(cpu::widerCoreToSet(widest, nullptr, false));
+}
