@@ -7,7 +7,8 @@
 # FP32 and TF32), its loss and gradients are checked against the reference
 # (the CPU's, made where the folder was built, or JAX's at "highest"
 # precision on this GPU), and JAX runs the same model on the same arguments
-# (jax_step.py). report.py prints one table; the exit status is 0 only when
+# (jax_step.py); each FP32 step's out/<model>/step.txt holds its kernel
+# profile. report.py prints one table; the exit status is 0 only when
 # every step ran and matched. `run.sh MODELS` runs the models a file of the
 # same form lists instead.
 set -u
@@ -44,7 +45,9 @@ while read -r name kind policy; do
   # covers what its relative error cannot (gradients are far above it).
   check=()
   [ -f "$expect/gradient0.npy" ] && check=(--expect "$expect" --atol 1e-6)
-  bin/cotangent-step "$so" "${args[@]}" "${check[@]}" --json "$o/step.json" >"$o/step.txt" 2>&1 || {
+  # --profile: the 20 slowest kernels of one more eager step, in step.txt.
+  bin/cotangent-step "$so" "${args[@]}" "${check[@]}" --profile 20 --json "$o/step.json" \
+    >"$o/step.txt" 2>&1 || {
     echo "FAIL $name:"; cat "$o/step.txt"; status=1; }
   if [ "$kind" != reference ]; then
     # TF32 keeps 10 mantissa bits: checked at 1e-2 (the loss within 1e-3).
