@@ -31,6 +31,10 @@ public:
         continue;
       callee.setLinkage(LLVM::Linkage::Internal);
       callee.setAlwaysInline(true);
+      // After jx-outline-kernels the step is a straight line of allocations
+      // and kernel calls: optimizing it gains nothing and costs compile time.
+      wrapper.setNoInline(true);
+      wrapper.setOptimizeNone(true);
     }
   }
 };

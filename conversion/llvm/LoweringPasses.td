@@ -269,6 +269,13 @@ def JxInlineIntoCInterfacePass
     into the wrapper, where a descriptor's fields are loaded only if they are
     used (a static shape's sizes and strides are constants), and no packed
     entry is made for it.
+
+    The wrapper itself gets `optnone` (and `noinline`, which LLVM requires
+    with it): after `jx-outline-kernels` a step is a straight line of
+    allocations, kernel calls and frees, with every loop nest in a kernel
+    that is still optimized, so LLVM's optimizer and code generator need not
+    work on the step's long blocks (the 64-layer MLP's compile: about 15%
+    less, same step time).
   }];
 }
 
