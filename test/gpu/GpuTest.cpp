@@ -135,15 +135,18 @@ TEST_CASE("the kernel profile times each kernel and cuBLAS call of a step", "[de
   auto profile = ::cotangent::cuda::endKernelProfile();
   REQUIRE_FALSE(profile.empty());
   bool kernel = false, gemm = false;
+  double total = 0;
   for (const auto &k : profile) {
     INFO(k.name);
     CHECK(k.launches >= 1);
-    CHECK(k.microseconds > 0);
+    CHECK(k.microseconds >= 0); // events resolve about half a microsecond
+    total += k.microseconds;
     kernel = kernel || k.name.find("mlp_kernel") != std::string::npos;
     gemm = gemm || k.name.rfind("cublas gemm", 0) == 0;
   }
   CHECK(kernel);
   CHECK(gemm);
+  CHECK(total > 0);
   for (size_t i = 1; i < profile.size(); ++i) // slowest first
     CHECK(profile[i - 1].microseconds >= profile[i].microseconds);
   // Off again: a later step is not timed.
