@@ -168,9 +168,16 @@ def JxFuseElementwisePass : Pass<"jx-fuse-elementwise", "mlir::ModuleOp"> {
     an MLP backward ten times slower (a transposed cotangent feeding a
     weight gradient, next to a bias-gradient reduction).
 
+    A producer whose value the function also returns (a forward's residual)
+    and whose elementwise consumer reads it element for element is fused
+    too: the fused op writes the value as one more result, where upstream
+    would end the chain there (or fuse a copy, computing it twice). Values
+    used again inside the function keep upstream's single-use rule.
+
     ```mlir
     // mul then reduce_sum fuse into one generic; the batch_matmul after
-    // the transpose stays a batch_matmul.
+    // the transpose stays a batch_matmul. %t = tanh(%x), returned, and
+    // exp(%t * %t): one generic yielding both.
     ```
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];

@@ -23,3 +23,42 @@ func.func @grads(%g: tensor<512x256xf32>, %w: tensor<256x256xf32>, %m: tensor<51
 // UPSTREAM-LABEL: func.func @grads
 // UPSTREAM-COUNT-1: linalg.batch_matmul
 // UPSTREAM:       iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]
+
+// A value the function also returns (a residual) still fuses into its
+// elementwise consumer: the one generic also writes it, so the chain is one
+// loop nest and nothing is computed twice.
+func.func @kept_value(%x: tensor<64x32xf32>) -> (tensor<64x32xf32>, tensor<64x32xf32>) {
+  %a = jx.tanh %x : tensor<64x32xf32>
+  %b = jx.mul %a, %a : tensor<64x32xf32>
+  %c = jx.exp %b : tensor<64x32xf32>
+  return %a, %c : tensor<64x32xf32>, tensor<64x32xf32>
+}
+// CHECK-LABEL: func.func @kept_value
+// CHECK:         %[[F:.*]]:2 = linalg.generic
+// CHECK:           math.tanh
+// CHECK:           arith.mulf
+// CHECK:           math.exp
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[F]]#0, %[[F]]#1
+
+// Not fused when the value is used again inside the function (here by a
+// reduction and by the consumer), or read through a broadcast (the fused op
+// would write each element many times): upstream's single-use rule applies.
+func.func @kept_not_fused(%x: tensor<64x32xf32>, %v: tensor<32xf32>)
+    -> (tensor<64xf32>, tensor<64x32xf32>, tensor<32xf32>, tensor<64x32xf32>) {
+  %a = jx.exp %x : tensor<64x32xf32>
+  %s = jx.reduce_sum %a, axes = [1] : tensor<64x32xf32> -> tensor<64xf32>
+  %b = jx.mul %a, %a : tensor<64x32xf32>
+  %e = jx.exp %v : tensor<32xf32>
+  %eb = jx.broadcast_in_dim %e, dims = [1] : tensor<32xf32> -> tensor<64x32xf32>
+  %c = jx.add %b, %eb : tensor<64x32xf32>
+  return %s, %c, %e, %a : tensor<64xf32>, tensor<64x32xf32>, tensor<32xf32>, tensor<64x32xf32>
+}
+// CHECK-LABEL: func.func @kept_not_fused
+// CHECK:         %[[A:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<64x32xf32>)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      math.exp
+// CHECK:         linalg.reduce {{.*}} ins(%[[A]] : tensor<64x32xf32>)
+// CHECK:         %[[E:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<32xf32>)
+// CHECK:         %[[C:.*]] = linalg.generic {{.*}} ins(%[[A]], %[[E]] : tensor<64x32xf32>, tensor<32xf32>)
+// CHECK:         return %{{.*}}, %[[C]], %[[E]], %[[A]]
