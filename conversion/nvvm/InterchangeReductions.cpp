@@ -44,13 +44,14 @@ class JxGpuInterchangeReductionsPass
           JxGpuInterchangeReductionsPass> {
 public:
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> ops;
+    // Generalizing keeps the loop order, so each op's new order is known upfront.
+    SmallVector<std::pair<linalg::LinalgOp, SmallVector<unsigned>>> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (!keptFirst(op).empty())
-        ops.push_back(op);
+      if (SmallVector<unsigned> order = keptFirst(op); !order.empty())
+        ops.emplace_back(op, std::move(order));
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : ops) {
+    for (auto &[op, order] : ops) {
       rewriter.setInsertionPoint(op);
       auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
       if (!generic) {
@@ -61,7 +62,7 @@ public:
         }
         generic = *general;
       }
-      if (failed(linalg::interchangeGenericOp(rewriter, generic, keptFirst(generic)))) {
+      if (failed(linalg::interchangeGenericOp(rewriter, generic, order))) {
         generic->emitError("jx-gpu-interchange-reductions: cannot interchange its loops");
         return signalPassFailure();
       }

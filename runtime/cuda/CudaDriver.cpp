@@ -618,7 +618,14 @@ extern "C" void cotangent_mgpuModuleUnload(void *module) {
   if (!d || !module)
     return;
   std::lock_guard<std::recursive_mutex> lock(state().mutex);
-  std::erase_if(d->functions, [&](const auto &entry) { return entry.first.first == module; });
+  for (auto it = d->functions.begin(); it != d->functions.end();)
+    if (it->first.first == module) {
+      d->functionNames.erase(it->second); // a later module may get the same handle
+      it = d->functions.erase(it);
+    } else {
+      ++it;
+    }
+  d->moduleOrdinals.erase(module);
   check(d->cuModuleUnload(static_cast<CUmodule>(module)), "cuModuleUnload");
 }
 
