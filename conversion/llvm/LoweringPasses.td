@@ -260,6 +260,41 @@ def JxOutlineKernelsPass : Pass<"jx-outline-kernels", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::LLVM::LLVMDialect"];
 }
 
+def JxOutlineRepeatsPass : Pass<"jx-outline-repeats", "mlir::ModuleOp"> {
+  let summary = "Outline each repeated run of host code into one function, called once per copy";
+  let description = [{
+    Runs on buffers, after `jx-outline-kernels`, when a step's body is a
+    straight line of views, allocations, kernel calls and frees. A 64-layer
+    MLP's step still holds that line 64 times for the forward and 64 times
+    for the backward, and the conversions to LLVM, the translation and
+    LLVM's code generator spent most of the compile on it. This pass finds
+    a run of ops that repeats back to back (ops equal up to their operands
+    and locations, `OperationEquivalence`; ops with regions never match),
+    checks that the copies also agree on data flow (each operand comes from
+    the same op of the copy, or from outside it in every copy), and moves
+    one copy into a private function called once per copy: the values a
+    copy reads from outside are its arguments (one per distinct value
+    across the copies; an equal constant is cloned in), the values later
+    ops read its results. The run saving the most ops goes first; the
+    search repeats on what is left and inside the new functions.
+
+    Every allocation and free happens in the same order as before (a copy
+    frees what it freed inline, an argument included), so the runtime's live
+    and peak bytes and the memory plan that predicts them do not change.
+    The functions are `optnone` like the step (`jx-inline-into-c-interface`).
+
+    ```mlir
+    // in @step, the layer's run twice over:
+    %a = memref.alloc() ... call @jx_kernel(%x, %w0, %a) ... memref.dealloc %x
+    %b = memref.alloc() ... call @jx_kernel(%a, %w1, %b) ... memref.dealloc %a
+    // becomes:
+    %a = call @jx_repeat(%x, %w0) ...
+    %b = call @jx_repeat(%a, %w1) ...
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::LLVM::LLVMDialect"];
+}
+
 def JxInlineIntoCInterfacePass
     : Pass<"jx-inline-into-c-interface", "mlir::ModuleOp"> {
   let summary = "Compile each public function once, inside its C interface";

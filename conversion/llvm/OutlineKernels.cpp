@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "conversion/llvm/LoweringPasses.h"
+#include "passes/SelectFunctions.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -164,12 +165,8 @@ class JxOutlineKernelsPass
 public:
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<func::FuncOp> functions;
-    for (auto fn : module.getOps<func::FuncOp>())
-      if (!fn.isExternal())
-        functions.push_back(fn);
     KernelOutliner outliner(module);
-    for (func::FuncOp fn : functions)
+    for (func::FuncOp fn : cotangent::selectFunctions(module, /*function=*/""))
       outliner.outlineIn(fn.getBody());
   }
 };

@@ -23,6 +23,9 @@
 //   jx-outline-kernels           each loop nest into a function, one per
 //                                structure: a repeated layer's loops are
 //                                lowered and compiled once
+//   jx-outline-repeats           a run of host code repeated back to back
+//                                (a layer's allocations, kernel calls and
+//                                frees) into one function, called per copy
 //   convert-bufferization-to-memref, convert-linalg-to-loops, ... to LLVM,
 //   with finalize-memref-to-llvm{use-generic-functions=true} so that every
 //   allocation goes through _mlir_memref_to_llvm_alloc / _free (the runtime
@@ -99,6 +102,7 @@ void cotangent::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createJxParallelLoopsPass());
   pm.addPass(createJxOutlineKernelsPass());
+  pm.addPass(createJxOutlineRepeatsPass());
   buildHostToLLVMPasses(pm);
   pm.addPass(createJxInlineIntoCInterfacePass());
   pm.addPass(createReconcileUnrealizedCastsPass());

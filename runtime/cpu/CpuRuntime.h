@@ -32,6 +32,8 @@ struct CompileOptions {
   /// The public functions to compile (host::JitTarget::entryPoints); empty:
   /// all of them.
   std::vector<std::string> entryPoints;
+  /// host::JitTarget::verifyEachPass.
+  bool verifyEachPass = host::kVerifyEachPassByDefault;
 };
 
 /// The CPU's target of runtime/host's JIT: jx-lower-to-llvm, LLVM at

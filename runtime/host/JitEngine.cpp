@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
@@ -46,9 +47,17 @@ llvm::FailureOr<OwningOpRef<ModuleOp>> lowerClone(ModuleOp module, const JitTarg
     for (auto fn : lowered->getOps<func::FuncOp>())
       if (fn.isPublic() && !llvm::is_contained(target.entryPoints, fn.getSymName()))
         fn.setPrivate();
+  // A traced or parsed module was verified when it was made, but a caller
+  // may have changed it since: a located error, not a pass's crash.
+  if (failed(verify(*lowered)))
+    return failure();
   PassManager pm(ctx, ModuleOp::getOperationName());
+  pm.enableVerifier(target.verifyEachPass);
   target.buildPipeline(pm);
   if (failed(pm.run(*lowered)))
+    return failure();
+  // Without the checks after each pass, the output is still checked once.
+  if (!target.verifyEachPass && failed(verify(*lowered)))
     return failure();
   return lowered;
 }

@@ -41,6 +41,12 @@ struct RuntimeSymbols {
   std::vector<std::pair<std::string, void *>> more;
 };
 
+#ifdef NDEBUG
+inline constexpr bool kVerifyEachPassByDefault = false;
+#else
+inline constexpr bool kVerifyEachPassByDefault = true;
+#endif
+
 /// How one runtime lowers and JIT-compiles jx modules.
 struct JitTarget {
   /// Where the code runs, as diagnostics name it: "the CPU", "the GPU".
@@ -56,6 +62,11 @@ struct JitTarget {
   /// calls (a split module's step need not compile its halves and primal
   /// again).
   std::vector<std::string> entryPoints;
+  /// Verify the module after every pass of the pipeline, not only its input
+  /// and its output. The lit tests run every pass verified (cotangent-opt);
+  /// here the checks cost as much as the passes (64-layer MLP: ~0.4 of
+  /// 0.8 s), so only builds with assertions make them by default.
+  bool verifyEachPass = kVerifyEachPassByDefault;
   RuntimeSymbols symbols;
 };
 

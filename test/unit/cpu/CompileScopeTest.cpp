@@ -36,9 +36,25 @@ std::set<std::string> definedFunctions(const cpu::CpuModule &compiled) {
   return names;
 }
 
-size_t countKernels(const std::set<std::string> &names) {
-  return llvm::count_if(names, [](const std::string &n) { return n.starts_with("jx_kernel"); });
+size_t countNamed(const std::set<std::string> &names, llvm::StringRef prefix) {
+  return llvm::count_if(names, [&](const std::string &n) { return n.starts_with(prefix); });
 }
+
+/// The value-and-grad step alone, compiled.
+std::unique_ptr<cpu::CpuModule> compileStep(mlir::ModuleOp module) {
+  auto compiled = cpu::CpuModule::compile(module, {.entryPoints = {"mlp_value_and_grad"}});
+  REQUIRE(mlir::succeeded(compiled));
+  return std::move(*compiled);
+}
+
+/// Every diagnostic's text while it lives.
+struct CollectedErrors {
+  std::string text;
+  mlir::ScopedDiagnosticHandler handler{&context(), [this](mlir::Diagnostic &diag) {
+                                          text += diag.str() + "\n";
+                                          return mlir::success();
+                                        }};
+};
 
 } // namespace
 
@@ -72,31 +88,81 @@ TEST_CASE("only the entry points and their callees are compiled, with the same r
 TEST_CASE("a function that was not compiled, or an entry point that is not there, is an error",
           "[cpu][compile][errors]") {
   auto module = tracedMlp(2);
-  std::string errors;
-  mlir::ScopedDiagnosticHandler handler(&context(), [&](mlir::Diagnostic &diag) {
-    errors += diag.str() + "\n";
-    return mlir::success();
-  });
+  CollectedErrors errors;
   auto missing = cpu::CpuModule::compile(*module, {.entryPoints = {"mlp_value_and_grad", "nope"}});
   CHECK(mlir::failed(missing));
-  CHECK_THAT(errors, Catch::Contains("no public function @nope to compile"));
+  CHECK_THAT(errors.text, Catch::Contains("no public function @nope to compile"));
 
-  errors.clear();
+  errors.text.clear();
   auto step = cpu::CpuModule::compile(*module, {.entryPoints = {"mlp_vjp"}});
   REQUIRE(mlir::succeeded(step));
   auto args = randomArgs(module->lookupSymbol<mlir::func::FuncOp>("mlp_fwd"), 1, false);
   CHECK(mlir::failed((*step)->call("mlp_fwd", args)));
-  CHECK_THAT(errors, Catch::Contains("mlp_fwd"));
+  CHECK_THAT(errors.text, Catch::Contains("mlp_fwd"));
 }
 
 TEST_CASE("a repeated layer's loops are compiled once, however many layers",
           "[cpu][compile]") {
   auto three = tracedMlp(3), nine = tracedMlp(9);
-  auto small = cpu::CpuModule::compile(*three, {.entryPoints = {"mlp_value_and_grad"}});
-  auto large = cpu::CpuModule::compile(*nine, {.entryPoints = {"mlp_value_and_grad"}});
-  REQUIRE(mlir::succeeded(small));
-  REQUIRE(mlir::succeeded(large));
-  size_t kernels = countKernels(definedFunctions(**small));
+  auto small = compileStep(*three), large = compileStep(*nine);
+  size_t kernels = countNamed(definedFunctions(*small), "jx_kernel");
   CHECK(kernels > 0);
-  CHECK(countKernels(definedFunctions(**large)) == kernels);
+  CHECK(countNamed(definedFunctions(*large), "jx_kernel") == kernels);
+}
+
+TEST_CASE("verifying after every pass or only the pipeline's ends gives the same module",
+          "[cpu][compile]") {
+  auto module = tracedMlp(3);
+  auto checked = cpu::CpuModule::compile(*module, {.verifyEachPass = true});
+  auto fast = cpu::CpuModule::compile(*module, {.verifyEachPass = false});
+  REQUIRE(mlir::succeeded(checked));
+  REQUIRE(mlir::succeeded(fast));
+  std::string a, b;
+  llvm::raw_string_ostream(a) << (*checked)->getLoweredModule();
+  llvm::raw_string_ostream(b) << (*fast)->getLoweredModule();
+  CHECK(a == b);
+}
+
+TEST_CASE("a module made invalid after tracing is a located error before any pass runs",
+          "[cpu][compile][errors]") {
+  auto module = tracedMlp(1);
+  // A return whose operand types no longer match the function's results.
+  auto fn = module->lookupSymbol<mlir::func::FuncOp>("mlp");
+  REQUIRE(fn);
+  auto ret = llvm::cast<mlir::func::ReturnOp>(fn.getBody().back().getTerminator());
+  ret->setOperands(fn.getArguments().take_front(1));
+  CollectedErrors errors;
+  for (bool verifyEachPass : {true, false})
+    CHECK(mlir::failed(cpu::CpuModule::compile(*module, {.verifyEachPass = verifyEachPass})));
+  CHECK_THAT(errors.text, Catch::Contains("doesn't match function result"));
+}
+
+TEST_CASE("a repeated layer's host code is compiled once too: the step grows by a call per layer",
+          "[cpu][compile]") {
+  auto three = tracedMlp(3), nine = tracedMlp(9);
+  auto small = compileStep(*three), large = compileStep(*nine);
+  std::set<std::string> smallFunctions = definedFunctions(*small);
+  CHECK(countNamed(smallFunctions, "jx_repeat") > 0);
+  CHECK(definedFunctions(*large) == smallFunctions);
+
+  auto stepOps = [](const cpu::CpuModule &compiled) {
+    auto step =
+        compiled.getLoweredModule().lookupSymbol<mlir::LLVM::LLVMFuncOp>("mlp_value_and_grad");
+    REQUIRE(step);
+    int64_t ops = 0;
+    step.walk([&](mlir::Operation *) { ++ops; });
+    return ops;
+  };
+  // Six more layers: six more calls forward and six backward, each a few
+  // dozen ops of descriptor packing, not six more layers' host code (2322
+  // more ops without jx-outline-repeats).
+  int64_t grown = stepOps(*large) - stepOps(*small);
+  INFO("step ops: " << stepOps(*small) << " -> " << stepOps(*large));
+  CHECK(grown > 0);
+  CHECK(grown < 12 * 64);
+
+  // Three layers: f32 rounding through nine tanh layers exceeds the
+  // reduction tolerance whether or not the host code is outlined.
+  auto args = randomArgs(three->lookupSymbol<mlir::func::FuncOp>("mlp_value_and_grad"), 7, false);
+  compareWithInterpreter(*small, *three, "mlp_value_and_grad", args, reductionTolerance());
 }
