@@ -13,7 +13,8 @@
 //   jx-lower-optimization-barriers, jx-matmul-to-blas
 //                                the barriers' calls to inline asm; f32/f64
 //                                batched matmuls to the runtime's BLAS
-//   buffer-deallocation-pipeline, jx-alias-argument-results, jx-hoist-deallocations
+//   buffer-deallocation-pipeline (with jx-split-deallocations before its
+//   simplification), jx-alias-argument-results, jx-hoist-deallocations
 //                                frees every intermediate right after its last use;
 //                                an argument returned as a result is not copied
 //   convert-linalg-to-parallel-loops, jx-parallel-loops
@@ -72,7 +73,18 @@ void cotangent::buildJxToBuffersPipeline(OpPassManager &pm,
   pm.addPass(createJxLowerOptimizationBarriersPass());
   if (options.blas)
     pm.addPass(createJxMatmulToBlasPass());
-  bufferization::buildBufferDeallocationPipeline(pm);
+  // Upstream's buffer-deallocation-pipeline, with each unaliased
+  // allocation split off before the (pairwise) simplification.
+  pm.addPass(memref::createExpandReallocPass(memref::ExpandReallocPassOptions{
+      .emitDeallocs = false}));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createJxSplitDeallocationsPass());
+  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
+  pm.addPass(bufferization::createLowerDeallocationsPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createJxAliasArgumentResultsPass());
   if (options.hoistDeallocations)
     pm.addNestedPass<func::FuncOp>(createJxHoistDeallocationsPass());
