@@ -34,6 +34,8 @@ struct CompileOptions {
   std::vector<std::string> entryPoints;
   /// host::JitTarget::verifyEachPass.
   bool verifyEachPass = host::kVerifyEachPassByDefault;
+  /// host::JitTarget::timePasses.
+  bool timePasses = false;
 };
 
 /// The CPU's target of runtime/host's JIT: jx-lower-to-llvm, LLVM at

@@ -53,6 +53,8 @@ llvm::FailureOr<OwningOpRef<ModuleOp>> lowerClone(ModuleOp module, const JitTarg
     return failure();
   PassManager pm(ctx, ModuleOp::getOperationName());
   pm.enableVerifier(target.verifyEachPass);
+  if (target.timePasses)
+    pm.enableTiming();
   target.buildPipeline(pm);
   if (failed(pm.run(*lowered)))
     return failure();

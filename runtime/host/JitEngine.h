@@ -67,6 +67,9 @@ struct JitTarget {
   /// here the checks cost as much as the passes (64-layer MLP: ~0.4 of
   /// 0.8 s), so only builds with assertions make them by default.
   bool verifyEachPass = kVerifyEachPassByDefault;
+  /// Print the time each pass of the pipeline took (MLIR's pass timing, on
+  /// stderr when the pipeline ends).
+  bool timePasses = false;
   RuntimeSymbols symbols;
 };
 

@@ -92,6 +92,10 @@ static ::cotangent::tools::UnsignedOpt<0, 100000> warmup(
 /// --threads: libLLVM already registers a hidden, undocumented option of that
 /// name, which this one replaces (see main).
 static ::cotangent::tools::UnsignedOpt<1, 4096> *threads = nullptr;
+static cl::opt<bool> mlirTiming(
+    cl::cat(toolOptions), "mlir-timing",
+    cl::desc("Print the time each pass of the CPU lowering takes (LLVM's own --time-passes: its "
+             "optimizer and code generator)"));
 static cl::opt<bool> checkFiniteValues(
     cl::cat(toolOptions), "check-finite",
     cl::desc("Report the NaN and Inf in the arguments (warnings) and results (errors); "
@@ -236,6 +240,9 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     if (!emitHeader.empty())
       return emitError(loc) << "--emit-header is for --target=cpu: a GPU step's object "
                                "describes itself (cotangent_manifest(), see cotangent-step)";
+    if (mlirTiming)
+      return emitError(loc) << "--mlir-timing is for --target=cpu (the GPU pipeline: "
+                               "cotangent-opt --jx-to-nvvm --mlir-timing)";
     // A step for another machine: nothing runs here, no device is needed.
     if (!emitObject.empty())
       return ::cotangent::cuda::emitStepObject(*module, emitObject, chips);
@@ -261,6 +268,7 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   // What runs is all that is compiled; an object file or header holds every
   // public function.
   ::cotangent::cpu::CompileOptions options;
+  options.timePasses = mlirTiming;
   if (fn && emitObject.empty() && emitHeader.empty())
     options.entryPoints = split && pair ? std::vector<std::string>{pair->fwd.getSymName().str(),
                                                                    pair->bwd.getSymName().str()}
