@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "conversion/llvm/LoweringPasses.h"
+#include "conversion/llvm/OutOfLine.h"
 #include "passes/SelectFunctions.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -50,16 +51,6 @@ llvm::hash_code structuralHash(func::FuncOp kernel) {
   return hash;
 }
 
-/// Private to the module and never inlined, by MLIR's inliner (`no_inline`)
-/// nor by LLVM's (func-to-llvm keeps only the linkage and passthrough
-/// attributes).
-void markOutOfLine(func::FuncOp kernel) {
-  MLIRContext *ctx = kernel.getContext();
-  kernel.setNoInline(true);
-  kernel->setAttr("llvm.linkage", LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
-  kernel->setAttr("passthrough", ArrayAttr::get(ctx, {StringAttr::get(ctx, "noinline")}));
-}
-
 /// Outlines the loop nests and library calls of a module's functions into
 /// the module's kernels, one per structure.
 class KernelOutliner {
@@ -98,10 +89,8 @@ private:
     SmallVector<Value> arguments;
     SmallVector<Operation *> constants;
     for (Value v : used) {
-      Operation *def = v.getDefiningOp();
-      if (def && def->getNumOperands() == 0 && def->getNumResults() == 1 &&
-          def->hasTrait<OpTrait::ConstantLike>())
-        constants.push_back(def);
+      if (cotangent::isClonedConstant(v))
+        constants.push_back(v.getDefiningOp());
       else
         arguments.push_back(v);
     }
@@ -111,8 +100,7 @@ private:
     OpBuilder builder(ctx);
     auto type = FunctionType::get(ctx, ValueRange(arguments).getTypes(), nest->getResultTypes());
     auto kernel = func::FuncOp::create(builder, loc, kKernelName, type);
-    kernel.setPrivate();
-    markOutOfLine(kernel);
+    cotangent::markOutOfLine(kernel);
     Block *entry = kernel.addEntryBlock();
     builder.setInsertionPointToStart(entry);
     IRMapping map;

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "conversion/llvm/LoweringPasses.h"
+#include "conversion/llvm/OutOfLine.h"
 #include "passes/SelectFunctions.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -34,12 +35,6 @@ namespace {
 constexpr llvm::StringLiteral kRepeatName = "jx_repeat";
 /// Shorter runs save less than their calls cost to compile.
 constexpr size_t kMinPeriod = 4;
-
-bool isConstant(Value v) {
-  Operation *def = v.getDefiningOp();
-  return def && def->getNumOperands() == 0 && def->getNumResults() == 1 &&
-         def->hasTrait<OpTrait::ConstantLike>();
-}
 
 /// A call of a function this pass made. Runs of such calls are not
 /// outlined again: a function of four layers' calls, called a quarter as
@@ -84,7 +79,6 @@ struct Source {
 /// The copies of a run, as the outlined function sees them.
 struct Layout {
   size_t count = 0;                               ///< copies that agree with the first
-  std::vector<std::vector<Source>> sources;       ///< per op, per operand
   std::vector<std::vector<Value>> outside;        ///< per copy: outside values by slot
   std::vector<std::vector<int64_t>> slotOf;       ///< per op, per operand: slot, -1 inside
   std::vector<bool> slotIsConstant;               ///< an equal constant in every copy
@@ -198,7 +192,6 @@ private:
     if (count < 2)
       return layout;
     layout.count = count;
-    layout.sources = std::move(sources);
 
     // One slot per distinct column of outside values across the copies.
     size_t uses = outside[0].size();
@@ -220,7 +213,7 @@ private:
     layout.outside.assign(count, {});
     for (const std::vector<Value> &column : columns) {
       bool constant = llvm::all_of(column, [&](Value v) {
-        return isConstant(v) && OperationEquivalence::isEquivalentTo(
+        return cotangent::isClonedConstant(v) && OperationEquivalence::isEquivalentTo(
                                     v.getDefiningOp(), column[0].getDefiningOp(),
                                     OperationEquivalence::IgnoreLocations);
       });
@@ -231,7 +224,7 @@ private:
     size_t u = 0;
     layout.slotOf.resize(period);
     for (size_t j = 0; j < period; ++j)
-      for (const Source &source : layout.sources[j])
+      for (const Source &source : sources[j])
         layout.slotOf[j].push_back(source.op < 0 ? static_cast<int64_t>(slotOfUse[u++]) : -1);
 
     // Results: what some copy's later ops (or the terminator) read.
@@ -273,12 +266,9 @@ private:
 
     auto fn = func::FuncOp::create(builder, loc, kRepeatName,
                                    FunctionType::get(ctx, argumentTypes, resultTypes));
-    fn.setPrivate();
-    fn.setNoInline(true);
-    fn->setAttr("llvm.linkage", LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
     // A straight line of allocations and kernel calls, like the step itself
     // (jx-inline-into-c-interface): nothing for LLVM's optimizer.
-    fn->setAttr("passthrough", builder.getStrArrayAttr({"noinline", "optnone"}));
+    cotangent::markOutOfLine(fn, /*optimize=*/false);
     Block *entry = fn.addEntryBlock();
     builder.setInsertionPointToStart(entry);
     // Outside values by slot, not by value: two slots may hold the same
