@@ -17,15 +17,17 @@ namespace mlir::cotangent {
 
 /// Private to the module and never inlined, by MLIR's inliner (`no_inline`)
 /// nor by LLVM's (func-to-llvm keeps only the linkage and passthrough
-/// attributes). Without `optimize`, LLVM's optimizer also leaves it alone
-/// (`optnone`): for host code, a straight line of allocations and calls.
-inline void markOutOfLine(func::FuncOp fn, bool optimize = true) {
+/// attributes). Host code, a straight line of allocations and calls, is
+/// also `optnone` (`hostCode`): LLVM's code generator takes its fast path
+/// there, while the runtimes' optimizer still folds its descriptors
+/// (runtime/host/LlvmOptimizer.h).
+inline void markOutOfLine(func::FuncOp fn, bool hostCode = false) {
   MLIRContext *ctx = fn.getContext();
   fn.setPrivate();
   fn.setNoInline(true);
   fn->setAttr("llvm.linkage", LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
   SmallVector<StringRef, 2> passthrough{"noinline"};
-  if (!optimize)
+  if (hostCode)
     passthrough.push_back("optnone");
   fn->setAttr("passthrough", Builder(ctx).getStrArrayAttr(passthrough));
 }

@@ -267,8 +267,8 @@ private:
     auto fn = func::FuncOp::create(builder, loc, kRepeatName,
                                    FunctionType::get(ctx, argumentTypes, resultTypes));
     // A straight line of allocations and kernel calls, like the step itself
-    // (jx-inline-into-c-interface): nothing for LLVM's optimizer.
-    cotangent::markOutOfLine(fn, /*optimize=*/false);
+    // (jx-inline-into-c-interface).
+    cotangent::markOutOfLine(fn, /*hostCode=*/true);
     Block *entry = fn.addEntryBlock();
     builder.setInsertionPointToStart(entry);
     // Outside values by slot, not by value: two slots may hold the same

@@ -2,17 +2,18 @@
 //
 // The only file of the runtimes that builds an ExecutionEngine. The native
 // target is initialized once per process; the engine optimizes the LLVM IR
-// at the target's level and resolves the runtime's entry points from the
-// symbol map registered here, everything else (memrefCopy) from the C
-// runner utils library named at build time.
+// for the host at the target's level (runtime/host/LlvmOptimizer.h) and
+// resolves the runtime's entry points from the symbol map registered here,
+// everything else (memrefCopy) from the C runner utils library named at
+// build time.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/host/JitEngine.h"
+#include "runtime/host/LlvmOptimizer.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
@@ -22,6 +23,8 @@
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Target/TargetMachine.h"
 
 using namespace mlir;
 
@@ -90,8 +93,19 @@ createEngine(ModuleOp lowered, const JitTarget &target, Location loc) {
     return true;
   }();
   (void)initialized;
+  // The optimizer's cost model is the host's, whose code the JIT generates.
+  auto host = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!host)
+    return emitError(loc, "JIT compilation failed: ") << llvm::toString(host.takeError()),
+           failure();
+  auto machine = host->createTargetMachine();
+  if (!machine)
+    return emitError(loc, "JIT compilation failed: ") << llvm::toString(machine.takeError()),
+           failure();
   // The options hold a function_ref: the transformer outlives create().
-  auto transformer = makeOptimizingTransformer(target.optLevel, 0, nullptr);
+  std::function<llvm::Error(llvm::Module *)> transformer = [&](llvm::Module *module) {
+    return optimizeModule(*module, target.optLevel, machine->get());
+  };
   ExecutionEngineOptions options;
   options.transformer = transformer;
   options.jitCodeGenOptLevel = target.optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive

@@ -7,10 +7,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/host/ObjectFile.h"
+#include "runtime/host/LlvmOptimizer.h"
 
 #include "dialects/jx/JxSplit.h"
 
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -51,7 +51,7 @@ LogicalResult writeObjectFile(llvm::Module &module, llvm::StringRef path, bool n
       triple, cpu, features.getString(), llvm::TargetOptions(), llvm::Reloc::PIC_));
   module.setTargetTriple(triple);
   module.setDataLayout(machine->createDataLayout());
-  if (llvm::Error e = makeOptimizingTransformer(3, 0, machine.get())(&module))
+  if (llvm::Error e = optimizeModule(module, 3, machine.get()))
     return emitError(loc) << "LLVM optimization failed: " << llvm::toString(std::move(e));
 
   std::error_code ec;

@@ -2,8 +2,9 @@
 
 // A function with a C interface wrapper is compiled inside it: internal
 // linkage (no packed entry of its own) and always_inline. The wrapper, a
-// straight line of kernel calls once kernels are outlined, is not optimized
-// (optnone, with the noinline LLVM requires). Functions without a wrapper
+// straight line of kernel calls once kernels are outlined, is compiled on the
+// code generator's fast path (optnone, with the noinline LLVM requires).
+// Functions without a wrapper
 // are left as they are.
 
 // CHECK-LABEL: llvm.func internal @step(

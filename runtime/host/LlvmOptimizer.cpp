@@ -1,0 +1,67 @@
+//===- LlvmOptimizer.cpp - LLVM's default pipeline, minus what costs only -===//
+
+#include "runtime/host/LlvmOptimizer.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Analysis/CFG.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassInstrumentation.h"
+#include "llvm/IR/PassTimingInfo.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Target/TargetMachine.h"
+
+namespace cotangent::host {
+
+static bool hasLoops(const llvm::Function &fn) {
+  llvm::SmallVector<std::pair<const llvm::BasicBlock *, const llvm::BasicBlock *>> backEdges;
+  llvm::FindFunctionBackedges(fn, backEdges);
+  return !backEdges.empty();
+}
+
+/// Whether the pipeline skips `passName` on `unit` (LLVM asks for each pass
+/// it does not require).
+static bool isSkipped(llvm::StringRef passName, llvm::Any unit) {
+  if (passName == "CalledValuePropagationPass")
+    return true;
+  if (passName != "GVNPass" && passName != "DSEPass")
+    return false;
+  const auto *fn = llvm::any_cast<const llvm::Function *>(&unit);
+  return fn && !hasLoops(**fn);
+}
+
+llvm::Error optimizeModule(llvm::Module &module, unsigned optLevel, llvm::TargetMachine *machine) {
+  if (optLevel > 3)
+    return llvm::createStringError("LLVM optimization level %u is not 0 to 3", optLevel);
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassInstrumentationCallbacks callbacks;
+  callbacks.registerShouldRunOptionalPassCallback(
+      [](llvm::StringRef passName, llvm::Any unit) { return !isSkipped(passName, unit); });
+  // Not all of LLVM's standard instrumentation: it would honor `optnone`.
+  llvm::TimePassesHandler timer; // prints when destroyed, under --time-passes
+  timer.registerCallbacks(callbacks);
+
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = tuning.LoopInterleaving = optLevel > 1;
+  tuning.LoopVectorization = tuning.SLPVectorization = optLevel > 1;
+  llvm::PassBuilder builder(machine, tuning, std::nullopt, &callbacks);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+
+  const llvm::OptimizationLevel levels[] = {llvm::OptimizationLevel::O0,
+                                            llvm::OptimizationLevel::O1,
+                                            llvm::OptimizationLevel::O2,
+                                            llvm::OptimizationLevel::O3};
+  llvm::ModulePassManager passes = optLevel == 0
+                                       ? builder.buildO0DefaultPipeline(levels[0])
+                                       : builder.buildPerModuleDefaultPipeline(levels[optLevel]);
+  passes.run(module, mam);
+  return llvm::Error::success();
+}
+
+} // namespace cotangent::host
