@@ -85,7 +85,7 @@ llvm::LogicalResult CpuModule::emitHeader(llvm::StringRef path) const {
     os << " -> ";
     for (auto [i, t] : llvm::enumerate(sig.results))
       os << (i ? ", " : "") << t;
-    os << " */\nvoid _mlir_ciface_" << name << "(";
+    os << " */\nvoid " << host::kCInterfacePrefix << name << "(";
     bool first = true;
     if (!resultParam.empty()) {
       os << resultParam;

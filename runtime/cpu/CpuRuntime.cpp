@@ -38,6 +38,7 @@ host::JitTarget cpuTarget(const CompileOptions &options) {
   target.entryPoints = options.entryPoints;
   target.verifyEachPass = options.verifyEachPass;
   target.timePasses = options.timePasses;
+  target.codegenThreads = options.codegenThreads;
   target.symbols.alloc = reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc);
   target.symbols.free = reinterpret_cast<void *>(&_mlir_memref_to_llvm_free);
   target.symbols.batchMatmulF32 =

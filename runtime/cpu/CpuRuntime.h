@@ -1,7 +1,7 @@
 //===- CpuRuntime.h - JIT-compiled jx functions on the CPU ------*- C++ -*-===//
 //
 // Compiles a module of jx functions once (jx-lower-to-llvm, then LLVM -O3
-// through mlir::ExecutionEngine) and calls its functions by name on host
+// through runtime/host's JitEngine) and calls its functions by name on host
 // tensors (the reference interpreter's Tensor, so results compare directly
 // with it). Calls, the forward/backward split and their memory figures are
 // runtime/host's CompiledModule; what is the CPU's own is here: arguments
@@ -36,6 +36,8 @@ struct CompileOptions {
   bool verifyEachPass = host::kVerifyEachPassByDefault;
   /// host::JitTarget::timePasses.
   bool timePasses = false;
+  /// host::JitTarget::codegenThreads (0: the cores this process may use).
+  unsigned codegenThreads = 0;
 };
 
 /// The CPU's target of runtime/host's JIT: jx-lower-to-llvm, LLVM at

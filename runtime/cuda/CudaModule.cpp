@@ -27,7 +27,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "runtime/host/ObjectFile.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
@@ -85,13 +85,15 @@ LogicalResult compileHostCode(ModuleOp module, llvm::StringRef chip) {
   auto lowered = host::lowerClone(module, target);
   if (failed(lowered))
     return failure();
-  auto engine = host::createEngine(**lowered, target, module.getLoc());
+  auto engine = host::JitEngine::create(**lowered, target, module.getLoc());
   if (failed(engine))
     return failure();
   // Compiles the host code; the initializers (which load kernels) do not run.
   for (auto fn : (*lowered)->getOps<LLVM::LLVMFuncOp>())
-    if (fn.getName().starts_with("_mlir_ciface_") && !fn.isExternal())
-      if (auto entry = (*engine)->lookupPacked(fn.getName()); !entry)
+    if (fn.getName().starts_with(host::kCInterfacePrefix) && !fn.isExternal())
+      if (auto entry =
+              (*engine)->lookupPacked(fn.getName().drop_front(host::kCInterfacePrefix.size()));
+          !entry)
         return emitError(module.getLoc(), "JIT lookup failed: ")
                << llvm::toString(entry.takeError());
   return success();
@@ -131,8 +133,9 @@ Tensor CudaModule::download(RankedTensorType type, const host::MemRefDescriptor 
 
 void CudaModule::release(void *block) { cotangent_cuda_free(block); }
 
-LogicalResult CudaModule::initialize(ExecutionEngine &engine) {
-  engine.initialize();
+LogicalResult CudaModule::initialize(host::JitEngine &engine) {
+  if (failed(CompiledModule::initialize(engine)))
+    return failure();
   return checkDevice("loading the kernels failed");
 }
 

@@ -44,7 +44,7 @@ protected:
   /// Copies the result's block to the host and reads the view from there.
   Tensor download(mlir::RankedTensorType type, const host::MemRefDescriptor &descriptor) override;
   /// Runs the initializers, which load the kernels.
-  llvm::LogicalResult initialize(mlir::ExecutionEngine &engine) override;
+  llvm::LogicalResult initialize(host::JitEngine &engine) override;
   void wait() override;
   llvm::LogicalResult checkDevice(const llvm::Twine &what) override;
   bool offloads(host::MemoryKind kind) const override;

@@ -11,7 +11,6 @@
 #include "runtime/host/CompiledModule.h"
 #include "dialects/jx/CallCycles.h"
 
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/Diagnostics.h"
 
 using namespace mlir;
@@ -76,14 +75,14 @@ LogicalResult CompiledModule::load(ModuleOp module, const JitTarget &target) {
   if (failed(lowered))
     return failure();
   this->lowered = std::move(*lowered);
-  auto created = createEngine(this->lowered.get(), target, module.getLoc());
+  auto created = JitEngine::create(this->lowered.get(), target, module.getLoc());
   if (failed(created))
     return failure();
   engine = std::move(*created);
   if (failed(initialize(*engine)))
     return failure();
   for (const auto &entry : signatures) {
-    auto fn = engine->lookupPacked(("_mlir_ciface_" + entry.first()).str());
+    auto fn = engine->lookupPacked(entry.first());
     if (!fn)
       return emitError(module.getLoc(), "JIT compilation failed: ")
              << llvm::toString(fn.takeError());
@@ -92,8 +91,10 @@ LogicalResult CompiledModule::load(ModuleOp module, const JitTarget &target) {
   return success();
 }
 
-LogicalResult CompiledModule::initialize(ExecutionEngine &engine) {
-  engine.initialize();
+LogicalResult CompiledModule::initialize(JitEngine &engine) {
+  if (llvm::Error error = engine.initialize())
+    return emitError(loc()) << "running the module's constructors failed: "
+                            << llvm::toString(std::move(error));
   return success();
 }
 

@@ -98,7 +98,7 @@ protected:
     return descriptor.read(type);
   }
   /// Runs the module's global initializers (which may load kernels).
-  virtual llvm::LogicalResult initialize(mlir::ExecutionEngine &engine);
+  virtual llvm::LogicalResult initialize(JitEngine &engine);
   /// Waits until the work a call started has finished (timed with the call).
   virtual void wait() {}
   /// Reports, as "<what>: <why>" at loc(), an error the device recorded
@@ -139,7 +139,7 @@ private:
   /// The jx module as given, for reading its split contract.
   mlir::OwningOpRef<mlir::ModuleOp> source;
   mlir::OwningOpRef<mlir::ModuleOp> lowered;
-  std::unique_ptr<mlir::ExecutionEngine> engine;
+  std::unique_ptr<JitEngine> engine;
   llvm::StringMap<Signature> signatures;
   /// The packed entry point of each public function.
   llvm::StringMap<void (*)(void **)> entries;

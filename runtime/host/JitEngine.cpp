@@ -1,18 +1,22 @@
-//===- JitEngine.cpp - lower a clone, then mlir::ExecutionEngine ----------===//
+//===- JitEngine.cpp - lower a clone, then link its code into the process -===//
 //
-// The only file of the runtimes that builds an ExecutionEngine. The native
-// target is initialized once per process; the engine optimizes the LLVM IR
-// for the host at the target's level (runtime/host/LlvmOptimizer.h) and
-// resolves the runtime's entry points from the symbol map registered here,
-// everything else (memrefCopy) from the C runner utils library named at
-// build time.
+// The only file of the runtimes that runs LLVM's JIT (ORC's LLJIT). The
+// native target is initialized once per process; the engine translates the
+// lowered module, adds a packed entry per C interface (ObjectFile.h),
+// optimizes it for the host (LlvmOptimizer.h), generates its object files
+// on several threads (ParallelCodegen.h) and links them, resolving the
+// runtime's entry points from the symbol map bound here, everything else
+// from this process's libraries and (memrefCopy) the C runner utils library
+// named at build time.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/host/JitEngine.h"
 #include "runtime/host/LlvmOptimizer.h"
+#include "runtime/host/ObjectFile.h"
+#include "runtime/host/ParallelCodegen.h"
+#include "runtime/host/LlvmOptimizer.h"
 
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -20,7 +24,14 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Target/TargetMachine.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -84,55 +95,160 @@ static void tuneCodeGeneratorForLongBlocks() {
   }
 }
 
-llvm::FailureOr<std::unique_ptr<ExecutionEngine>>
-createEngine(ModuleOp lowered, const JitTarget &target, Location loc) {
+namespace {
+
+/// The functions `llvm.global_ctors` or `llvm.global_dtors` lists, by
+/// priority; the list itself is removed and the functions made external, so
+/// that the optimizer keeps them and the engine can look them up.
+std::vector<std::string> takeStructors(llvm::Module &module, llvm::StringRef listName) {
+  llvm::GlobalVariable *list = module.getNamedGlobal(listName);
+  if (!list)
+    return {};
+  std::vector<std::pair<uint64_t, std::string>> found;
+  if (auto *entries = llvm::dyn_cast_or_null<llvm::ConstantArray>(list->getInitializer()))
+    for (llvm::Use &use : entries->operands()) {
+      auto *entry = llvm::cast<llvm::ConstantStruct>(use.get());
+      auto *fn = llvm::dyn_cast<llvm::Function>(entry->getOperand(1)->stripPointerCasts());
+      if (!fn)
+        continue;
+      fn->setLinkage(llvm::GlobalValue::ExternalLinkage);
+      fn->setVisibility(llvm::GlobalValue::DefaultVisibility);
+      found.emplace_back(llvm::cast<llvm::ConstantInt>(entry->getOperand(0))->getZExtValue(),
+                         fn->getName().str());
+    }
+  list->eraseFromParent();
+  llvm::stable_sort(found, [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::vector<std::string> names;
+  for (auto &entry : found)
+    names.push_back(std::move(entry.second));
+  return names;
+}
+
+/// The name compiled code calls for each runtime entry point.
+llvm::orc::SymbolMap runtimeSymbols(llvm::orc::LLJIT &jit, const RuntimeSymbols &symbols) {
+  llvm::orc::SymbolMap map;
+  auto bind = [&](llvm::StringRef name, void *address) {
+    if (address) // null: the name comes with `more`
+      map[jit.mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                        llvm::JITSymbolFlags::Exported};
+  };
+  bind("_mlir_memref_to_llvm_alloc", symbols.alloc);
+  bind("_mlir_memref_to_llvm_free", symbols.free);
+  bind("_mlir_ciface_cotangent_batch_matmul_f32", symbols.batchMatmulF32);
+  bind("_mlir_ciface_cotangent_batch_matmul_f64", symbols.batchMatmulF64);
+  for (const auto &[name, address] : symbols.more)
+    bind(name, address);
+  return map;
+}
+
+} // namespace
+
+JitEngine::JitEngine() = default;
+
+JitEngine::~JitEngine() {
+  if (!initialized)
+    return;
+  for (const std::string &name : destructors)
+    if (auto fn = jit->lookup(name))
+      fn->toPtr<void (*)()>()();
+    else
+      llvm::consumeError(fn.takeError());
+}
+
+llvm::Expected<JitEngine::PackedEntry> JitEngine::lookupPacked(llvm::StringRef name) {
+  auto entry = jit->lookup(packedEntryName(name));
+  if (!entry)
+    return entry.takeError();
+  return entry->toPtr<PackedEntry>();
+}
+
+llvm::Error JitEngine::initialize() {
+  if (initialized)
+    return llvm::Error::success();
+  initialized = true;
+  for (const std::string &name : constructors) {
+    auto fn = jit->lookup(name);
+    if (!fn)
+      return fn.takeError();
+    fn->toPtr<void (*)()>()();
+  }
+  return llvm::Error::success();
+}
+
+llvm::FailureOr<std::unique_ptr<JitEngine>>
+JitEngine::create(ModuleOp lowered, const JitTarget &target, Location loc) {
   static bool initialized = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
     tuneCodeGeneratorForLongBlocks();
     return true;
   }();
   (void)initialized;
-  // The optimizer's cost model is the host's, whose code the JIT generates.
-  auto host = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!host)
-    return emitError(loc, "JIT compilation failed: ") << llvm::toString(host.takeError()),
-           failure();
-  auto machine = host->createTargetMachine();
-  if (!machine)
-    return emitError(loc, "JIT compilation failed: ") << llvm::toString(machine.takeError()),
-           failure();
-  // The options hold a function_ref: the transformer outlives create().
-  std::function<llvm::Error(llvm::Module *)> transformer = [&](llvm::Module *module) {
-    return optimizeModule(*module, target.optLevel, machine->get());
+  auto fail = [&](llvm::Error error) {
+    emitError(loc, "JIT compilation failed: ") << llvm::toString(std::move(error));
+    return failure();
   };
-  ExecutionEngineOptions options;
-  options.transformer = transformer;
-  options.jitCodeGenOptLevel = target.optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
-                                                    : llvm::CodeGenOptLevel::Default;
-  llvm::SmallVector<llvm::StringRef> libs{COTANGENT_C_RUNNER_UTILS};
-  options.sharedLibPaths = libs;
-  auto engine = ExecutionEngine::create(lowered, options);
-  if (!engine)
-    return emitError(loc, "JIT compilation failed: ") << llvm::toString(engine.takeError()),
-           failure();
-  const RuntimeSymbols &symbols = target.symbols;
-  (*engine)->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap map;
-    auto bind = [&](llvm::StringRef name, void *address) {
-      if (address) // null: the name comes with `more`
-        map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                               llvm::JITSymbolFlags::Exported};
-    };
-    bind("_mlir_memref_to_llvm_alloc", symbols.alloc);
-    bind("_mlir_memref_to_llvm_free", symbols.free);
-    bind("_mlir_ciface_cotangent_batch_matmul_f32", symbols.batchMatmulF32);
-    bind("_mlir_ciface_cotangent_batch_matmul_f64", symbols.batchMatmulF64);
-    for (const auto &[name, address] : symbols.more)
-      bind(name, address);
-    return map;
-  });
-  return std::move(*engine);
+
+  // The LLVM dialect's translation, when the module was lowered elsewhere.
+  lowered->getContext()->appendDialectRegistry(*target.registry);
+  auto context = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> module = translateModuleToLLVMIR(lowered, *context);
+  if (!module)
+    return fail(llvm::createStringError("cannot translate the module to LLVM IR"));
+  // The host's code, at the level asked for; the optimizer uses its costs.
+  auto machines = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machines)
+    return fail(machines.takeError());
+  machines->setCodeGenOptLevel(target.optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
+                                                    : llvm::CodeGenOptLevel::Default);
+  auto machine = machines->createTargetMachine();
+  if (!machine)
+    return fail(machine.takeError());
+  module->setDataLayout((*machine)->createDataLayout());
+  module->setTargetTriple((*machine)->getTargetTriple());
+
+  std::unique_ptr<JitEngine> engine(new JitEngine());
+  std::vector<std::string> entries;
+  for (const llvm::Function &fn : module->functions())
+    if (!fn.isDeclaration() && fn.getName().starts_with(kCInterfacePrefix))
+      entries.push_back(fn.getName().drop_front(kCInterfacePrefix.size()).str());
+  addPackedEntries(*module, entries);
+  engine->constructors = takeStructors(*module, "llvm.global_ctors");
+  engine->destructors = takeStructors(*module, "llvm.global_dtors");
+
+  if (llvm::Error error = optimizeModule(*module, target.optLevel, machine->get()))
+    return fail(std::move(error));
+  unsigned threads = target.codegenThreads
+                         ? target.codegenThreads
+                         : llvm::hardware_concurrency().compute_thread_count();
+  auto objects = generateObjects(std::move(module), *machines, threads);
+  if (!objects)
+    return fail(objects.takeError());
+
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*machines).create();
+  if (!jit)
+    return fail(jit.takeError());
+  engine->jit = std::move(*jit);
+  llvm::orc::JITDylib &main = engine->jit->getMainJITDylib();
+  char prefix = engine->jit->getDataLayout().getGlobalPrefix();
+  // The runtime's entry points, then this process's libraries (libc, libm,
+  // libomp), then MLIR's C runner utils.
+  if (llvm::Error error = main.define(
+          llvm::orc::absoluteSymbols(runtimeSymbols(*engine->jit, target.symbols))))
+    return fail(std::move(error));
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(prefix);
+  if (!process)
+    return fail(process.takeError());
+  main.addGenerator(std::move(*process));
+  auto utils = llvm::orc::DynamicLibrarySearchGenerator::Load(COTANGENT_C_RUNNER_UTILS, prefix);
+  if (!utils)
+    return fail(utils.takeError());
+  main.addGenerator(std::move(*utils));
+  for (auto &object : *objects)
+    if (llvm::Error error = engine->jit->addObjectFile(std::move(object)))
+      return fail(std::move(error));
+  return engine;
 }
 
 } // namespace cotangent::host

@@ -2,10 +2,11 @@
 //
 // Both runtimes compile a jx module the same way: register what the
 // lowering needs on the module's context, lower a clone with their
-// pipeline, and JIT-compile the LLVM dialect through mlir::ExecutionEngine
-// with the runtime's entry points bound to the names compiled code calls.
-// A JitTarget says what differs: the pipeline, the registry, the
-// optimization level and the entry points.
+// pipeline, translate it to LLVM IR, optimize it (LlvmOptimizer.h),
+// generate its code in parallel (ParallelCodegen.h) and link the objects
+// into this process with LLVM's ORC JIT, the runtime's entry points bound
+// to the names compiled code calls. A JitTarget says what differs: the
+// pipeline, the registry, the optimization level and the entry points.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/Error.h"
 
 #include <functional>
 #include <memory>
@@ -22,8 +24,11 @@
 #include <utility>
 #include <vector>
 
+namespace llvm::orc {
+class LLJIT;
+} // namespace llvm::orc
+
 namespace mlir {
-class ExecutionEngine;
 class OpPassManager;
 } // namespace mlir
 
@@ -70,6 +75,9 @@ struct JitTarget {
   /// Print the time each pass of the pipeline took (MLIR's pass timing, on
   /// stderr when the pipeline ends).
   bool timePasses = false;
+  /// Code generation threads, one partition of the module each; 0: the
+  /// cores this process may run on.
+  unsigned codegenThreads = 0;
   RuntimeSymbols symbols;
 };
 
@@ -82,11 +90,36 @@ const mlir::DialectRegistry &loweringRegistry();
 llvm::FailureOr<mlir::OwningOpRef<mlir::ModuleOp>> lowerClone(mlir::ModuleOp module,
                                                               const JitTarget &target);
 
-/// JIT-compiles the lowered module with `target`'s entry points bound and
-/// MLIR's C runner utils loaded (memrefCopy); the global initializers do not
-/// run yet. Emits "JIT compilation failed: ..." at `loc` on error.
-llvm::FailureOr<std::unique_ptr<mlir::ExecutionEngine>>
-createEngine(mlir::ModuleOp lowered, const JitTarget &target, mlir::Location loc);
+/// The compiled code of one lowered module, linked into this process.
+class JitEngine {
+public:
+  /// `void f(void **args)`: args[i] points to the i-th argument of the
+  /// function's C interface, the results' struct first.
+  using PackedEntry = void (*)(void **);
+
+  /// JIT-compiles the lowered module with `target`'s entry points bound and
+  /// MLIR's C runner utils loaded (memrefCopy); its constructors do not run
+  /// yet. Emits "JIT compilation failed: ..." at `loc` on error.
+  static llvm::FailureOr<std::unique_ptr<JitEngine>> create(mlir::ModuleOp lowered,
+                                                            const JitTarget &target,
+                                                            mlir::Location loc);
+  /// Runs the module's destructors when its constructors ran.
+  ~JitEngine();
+
+  /// The packed entry of `@name`'s C interface (`_mlir_ciface_<name>`).
+  llvm::Expected<PackedEntry> lookupPacked(llvm::StringRef name);
+  /// Runs the module's constructors (`llvm.global_ctors`: the GPU's load
+  /// its kernels), once.
+  llvm::Error initialize();
+
+private:
+  JitEngine();
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  /// What `llvm.global_ctors` and `llvm.global_dtors` listed, by priority:
+  /// the JIT links object files, whose init sections nothing else runs.
+  std::vector<std::string> constructors, destructors;
+  bool initialized = false;
+};
 
 } // namespace cotangent::host
 

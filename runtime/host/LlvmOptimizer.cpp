@@ -12,10 +12,12 @@
 
 namespace cotangent::host {
 
-static bool hasLoops(const llvm::Function &fn) {
+bool isHostCode(const llvm::Function &fn) {
+  if (fn.isDeclaration())
+    return false;
   llvm::SmallVector<std::pair<const llvm::BasicBlock *, const llvm::BasicBlock *>> backEdges;
   llvm::FindFunctionBackedges(fn, backEdges);
-  return !backEdges.empty();
+  return backEdges.empty();
 }
 
 /// Whether the pipeline skips `passName` on `unit` (LLVM asks for each pass
@@ -26,7 +28,7 @@ static bool isSkipped(llvm::StringRef passName, llvm::Any unit) {
   if (passName != "GVNPass" && passName != "DSEPass")
     return false;
   const auto *fn = llvm::any_cast<const llvm::Function *>(&unit);
-  return fn && !hasLoops(**fn);
+  return fn && isHostCode(**fn);
 }
 
 llvm::Error optimizeModule(llvm::Module &module, unsigned optLevel, llvm::TargetMachine *machine) {

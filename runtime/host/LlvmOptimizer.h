@@ -13,23 +13,28 @@
 #include "llvm/Support/Error.h"
 
 namespace llvm {
+class Function;
 class Module;
 class TargetMachine;
 } // namespace llvm
 
 namespace cotangent::host {
 
+/// Whether `fn` is host code: a function without loops (allocations,
+/// descriptors, kernel and BLAS calls), as opposed to a kernel.
+bool isHostCode(const llvm::Function &fn);
+
 /// Runs LLVM's default module pipeline at `optLevel` (0 to 3) over `module`
 /// for `machine` (null: no target cost model), with two exceptions:
 /// - no called-value propagation: it annotates indirect calls, which
 ///   compiled steps do not make, after walking every call site;
-/// - no GVN and no dead-store elimination in functions without loops: the
-///   host code of a step (allocations, descriptors, kernel and BLAS calls)
-///   whose long blocks these two walk in time quadratic in their length,
+/// - no GVN and no dead-store elimination in host code, whose long blocks
+///   these two walk in time quadratic in their length,
 ///   while InstCombine, SROA and EarlyCSE already fold its descriptors.
 /// Together they were two thirds of the optimizer's time on a 64-layer MLP.
 /// Functions marked `optnone` are optimized too: the lowering marks host
-/// code so for the code generator, whose fast path it selects.
+/// code so for a code generator at -O3 (object files), whose fast path it
+/// then takes.
 /// LLVM's `--time-passes` reports each pass.
 llvm::Error optimizeModule(llvm::Module &module, unsigned optLevel, llvm::TargetMachine *machine);
 

@@ -1,8 +1,7 @@
 //===- ObjectFile.cpp - object files, packed entries, the manifest --------===//
 //
-// The packed entries are built in LLVM IR the way MLIR's ExecutionEngine
-// packs `_mlir_ciface_` functions for the JIT, so that a driver without
-// MLIR calls every entry the same way CompiledModule does.
+// The packed entries are the JIT's (JitEngine) too, so that a driver
+// without MLIR calls every entry the same way CompiledModule does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,7 +71,7 @@ void addPackedEntries(llvm::Module &module, llvm::ArrayRef<std::string> names) {
   llvm::LLVMContext &ctx = module.getContext();
   llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
   for (const std::string &name : names) {
-    llvm::Function *callee = module.getFunction("_mlir_ciface_" + name);
+    llvm::Function *callee = module.getFunction((kCInterfacePrefix + name).str());
     if (!callee)
       continue;
     auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr}, false);

@@ -40,6 +40,10 @@ namespace cotangent::host {
 llvm::LogicalResult writeObjectFile(llvm::Module &module, llvm::StringRef path, bool native,
                                     mlir::Location loc);
 
+/// What func-to-llvm names the C interface of `@f` (`llvm.emit_c_interface`):
+/// the prefix, then `f`.
+inline constexpr llvm::StringLiteral kCInterfacePrefix = "_mlir_ciface_";
+
 /// The packed entry of public function `name`: `_cotangent_packed_<name>`.
 std::string packedEntryName(llvm::StringRef name);
 

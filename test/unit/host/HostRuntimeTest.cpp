@@ -14,9 +14,11 @@
 #include "passes/Passes.h"
 #include "runtime/cpu/MemoryHooks.h"
 #include "runtime/host/ByteCounter.h"
+#include "runtime/host/JitEngine.h"
 #include "runtime/host/SplitContract.h"
 #include "runtime/host/StridedMatrix.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Pass/PassManager.h"
 
 #include <cstdlib>
@@ -188,4 +190,93 @@ TEST_CASE("a split that is not there, or given the wrong cotangents, is an error
   auto args = randomArgs(module->lookupSymbol<mlir::func::FuncOp>("f"), 1, false);
   CHECK(mlir::failed((*compiled)->runSplit("f", args, {})));
   CHECK(errors.find("@f has 1 outputs but 0 cotangents were given") != std::string::npos);
+}
+
+// The JIT links object files, whose init sections nothing runs: the engine
+// runs what llvm.global_ctors lists (the GPU's kernel loading) when
+// initialized, once, by priority, and what llvm.global_dtors lists when it
+// is destroyed.
+namespace {
+int64_t structorTrace = 0;
+extern "C" void cotangent_test_record(int64_t digit) { structorTrace = structorTrace * 10 + digit; }
+} // namespace
+
+TEST_CASE("the JIT engine runs the module's constructors and destructors", "[host][jit]") {
+  context().getOrLoadDialect<mlir::LLVM::LLVMDialect>();
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(R"mlir(
+    llvm.func @cotangent_test_record(i64)
+    llvm.mlir.global_ctors ctors = [@second, @first], priorities = [20 : i32, 10 : i32], data = [#llvm.zero, #llvm.zero]
+    llvm.mlir.global_dtors dtors = [@last], priorities = [0 : i32], data = [#llvm.zero]
+    llvm.func internal @first() {
+      %c = llvm.mlir.constant(1 : i64) : i64
+      llvm.call @cotangent_test_record(%c) : (i64) -> ()
+      llvm.return
+    }
+    llvm.func internal @second() {
+      %c = llvm.mlir.constant(2 : i64) : i64
+      llvm.call @cotangent_test_record(%c) : (i64) -> ()
+      llvm.return
+    }
+    llvm.func internal @last() {
+      %c = llvm.mlir.constant(3 : i64) : i64
+      llvm.call @cotangent_test_record(%c) : (i64) -> ()
+      llvm.return
+    }
+    llvm.func @_mlir_ciface_answer(%out: !llvm.ptr) {
+      %c = llvm.mlir.constant(42 : i64) : i64
+      llvm.store %c, %out : i64, !llvm.ptr
+      llvm.return
+    }
+  )mlir",
+                                                         &context());
+  REQUIRE(module);
+  host::JitTarget target = cpu::cpuTarget();
+  target.symbols.more.emplace_back("cotangent_test_record",
+                                   reinterpret_cast<void *>(&cotangent_test_record));
+  structorTrace = 0;
+  {
+    auto engine = host::JitEngine::create(*module, target, module->getLoc());
+    REQUIRE(mlir::succeeded(engine));
+    CHECK(structorTrace == 0);
+    for (int time = 0; time < 2; ++time) {
+      llvm::Error error = (*engine)->initialize();
+      INFO(llvm::toString(std::move(error))); // "" on success
+    }
+    CHECK(structorTrace == 12);
+    auto answer = (*engine)->lookupPacked("answer");
+    REQUIRE(static_cast<bool>(answer));
+    int64_t value = 0;
+    void *result = &value;
+    void *args[] = {&result};
+    (*answer)(args);
+    CHECK(value == 42);
+    auto missing = (*engine)->lookupPacked("question");
+    REQUIRE_FALSE(static_cast<bool>(missing));
+    CHECK_THAT(llvm::toString(missing.takeError()), Catch::Contains("_cotangent_packed_question"));
+  }
+  CHECK(structorTrace == 123);
+}
+
+// The code generator's parts (host code alone, kernels spread over the
+// other threads) link back into the same step whatever the thread count.
+TEST_CASE("a step's code generated on 1 to 4 threads computes the same", "[host][jit]") {
+  auto module = loadDifferentiated("mlp-relu");
+  auto step = module->lookupSymbol<mlir::func::FuncOp>("mlp_vjp");
+  REQUIRE(step);
+  std::vector<Tensor> args = randomArgs(step, 7, /*positive=*/false);
+  std::optional<std::vector<Tensor>> first;
+  for (unsigned threads : {1u, 2u, 3u, 4u}) {
+    INFO("threads " << threads);
+    auto compiled = cpu::CpuModule::compile(*module, {.codegenThreads = threads});
+    REQUIRE(mlir::succeeded(compiled));
+    auto result = (*compiled)->call("mlp_vjp", args);
+    REQUIRE(mlir::succeeded(result));
+    if (!first) {
+      first = result->results;
+      continue;
+    }
+    REQUIRE(result->results.size() == first->size());
+    for (size_t i = 0; i < first->size(); ++i) // the same code: equal bits
+      requireClose(result->results[i], (*first)[i], {0, 0, 0, 0});
+  }
 }
