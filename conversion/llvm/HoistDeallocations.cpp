@@ -26,12 +26,22 @@ public:
   void runOnOperation() override {
     SmallVector<memref::DeallocOp> deallocs;
     getOperation().walk([&](memref::DeallocOp op) { deallocs.push_back(op); });
+    // Positions in each block, numbered once: moving a dealloc changes no
+    // other op's order, and asking the block after each move would renumber
+    // it (quadratic in a 128-layer step's one long block).
+    llvm::DenseMap<Operation *, size_t> position;
+    getOperation().walk([&](Block *block) {
+      size_t index = 0;
+      for (Operation &op : *block)
+        position[&op] = index++;
+    });
     for (memref::DeallocOp dealloc : deallocs)
-      hoist(dealloc);
+      hoist(dealloc, position);
   }
 
 private:
-  static void hoist(memref::DeallocOp dealloc) {
+  static void hoist(memref::DeallocOp dealloc,
+                    const llvm::DenseMap<Operation *, size_t> &position) {
     Value buffer = dealloc.getMemref();
     auto alloc = buffer.getDefiningOp<memref::AllocOp>();
     Block *block = dealloc->getBlock();
@@ -49,14 +59,14 @@ private:
         Operation *inBlock = block->findAncestorOpInBlock(*user);
         if (!inBlock)
           return; // used outside this block: leave it alone
-        if (last->isBeforeInBlock(inBlock))
+        if (position.at(last) < position.at(inBlock))
           last = inBlock;
         for (Value r : user->getResults())
           if (isa<BaseMemRefType>(r.getType()) && aliases.insert(r).second)
             worklist.push_back(r);
       }
     }
-    if (last->hasTrait<OpTrait::IsTerminator>() || !last->isBeforeInBlock(dealloc))
+    if (last->hasTrait<OpTrait::IsTerminator>() || position.at(last) >= position.at(dealloc))
       return;
     dealloc->moveAfter(last);
   }
