@@ -183,22 +183,24 @@ int benchDot(mlir::MLIRContext &ctx) {
   if (failed(compiled))
     return 1;
   auto args = bench::randomArguments(traced.func(), 1);
-  std::vector<double> jx, direct;
-  for (unsigned r = 0; r < repeats; ++r) {
-    auto result = (*compiled)->call("dot", args);
-    if (failed(result))
-      return 1;
-    jx.push_back(result->seconds);
-  }
   std::vector<float> a(n * n), b(n * n), c(n * n);
   std::copy_n(reinterpret_cast<const float *>(args[0].data()), n * n, a.data());
   std::copy_n(reinterpret_cast<const float *>(args[1].data()), n * n, b.data());
-  for (unsigned r = 0; r < repeats; ++r) {
+  // One untimed run of each, then the two alternate, so that a change in
+  // the machine's speed during the run moves both medians alike.
+  std::vector<double> jx, direct;
+  for (unsigned r = 0; r <= repeats; ++r) {
+    auto result = (*compiled)->call("dot", args);
+    if (failed(result))
+      return 1;
     auto start = std::chrono::steady_clock::now();
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n,
                 0.0f, c.data(), n);
-    direct.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (r == 0)
+      continue;
+    jx.push_back(result->seconds);
+    direct.push_back(seconds);
   }
   double compiledTime = bench::median(jx), directTime = bench::median(direct);
   double flops = 2.0 * n * n * n;
