@@ -1,6 +1,7 @@
 //===- LlvmOptimizer.cpp - LLVM's default pipeline, minus what costs only -===//
 
 #include "runtime/host/LlvmOptimizer.h"
+#include "runtime/host/ReturnedFieldPropagation.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Analysis/CFG.h"
@@ -54,6 +55,10 @@ llvm::Error optimizeModule(llvm::Module &module, unsigned optLevel, llvm::Target
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
+  builder.registerPipelineStartEPCallback(
+      [](llvm::ModulePassManager &passes, llvm::OptimizationLevel) {
+        passes.addPass(ReturnedFieldPropagationPass());
+      });
 
   const llvm::OptimizationLevel levels[] = {llvm::OptimizationLevel::O0,
                                             llvm::OptimizationLevel::O1,

@@ -15,11 +15,18 @@
 #include "runtime/cpu/MemoryHooks.h"
 #include "runtime/host/ByteCounter.h"
 #include "runtime/host/JitEngine.h"
+#include "runtime/host/ReturnedFieldPropagation.h"
 #include "runtime/host/SplitContract.h"
 #include "runtime/host/StridedMatrix.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/SourceMgr.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -279,4 +286,57 @@ TEST_CASE("a step's code generated on 1 to 4 threads computes the same", "[host]
     for (size_t i = 0; i < first->size(); ++i) // the same code: equal bits
       requireClose(result->results[i], (*first)[i], {0, 0, 0, 0});
   }
+}
+
+// A descriptor's constant fields (offset, sizes, strides of a static shape)
+// returned by a function of the step become constants in its callers, where
+// every return agrees and the function is only called.
+TEST_CASE("constant fields of returned structs reach the callers", "[host][jit]") {
+  llvm::LLVMContext llvmContext;
+  llvm::SMDiagnostic diagnostic;
+  auto module = llvm::parseAssemblyString(R"ll(
+    define internal { { ptr, i64 }, i64 } @make(ptr %p, i64 %n, i1 %c) {
+      %a = insertvalue { ptr, i64 } poison, ptr %p, 0
+      %b = insertvalue { ptr, i64 } %a, i64 16, 1
+      %r = insertvalue { { ptr, i64 }, i64 } poison, { ptr, i64 } %b, 0
+      %s = insertvalue { { ptr, i64 }, i64 } %r, i64 %n, 1
+      br i1 %c, label %one, label %two
+    one:
+      ret { { ptr, i64 }, i64 } %s
+    two:
+      %t = insertvalue { { ptr, i64 }, i64 } %s, i64 7, 1
+      ret { { ptr, i64 }, i64 } %t
+    }
+    define i64 @use(ptr %p, i64 %n, i1 %c) {
+      %r = call { { ptr, i64 }, i64 } @make(ptr %p, i64 %n, i1 %c)
+      %inner = extractvalue { { ptr, i64 }, i64 } %r, 0
+      %size = extractvalue { ptr, i64 } %inner, 1
+      %other = extractvalue { { ptr, i64 }, i64 } %r, 1
+      %sum = add i64 %size, %other
+      ret i64 %sum
+    }
+    define internal { i64 } @escapes() {
+      ret { i64 } { i64 3 }
+    }
+    define ptr @address() {
+      %x = call { i64 } @escapes()
+      %f = extractvalue { i64 } %x, 0
+      ret ptr @escapes
+    }
+  )ll",
+                                          diagnostic, llvmContext);
+  REQUIRE(module);
+  llvm::ModuleAnalysisManager analyses;
+  host::ReturnedFieldPropagationPass().run(*module, analyses);
+  auto *sum = llvm::cast<llvm::BinaryOperator>(
+      module->getFunction("use")->getEntryBlock().getTerminator()->getOperand(0));
+  // Both returns put 16 at {0, 1}; {1} is %n on one path and 7 on the other.
+  auto *size = llvm::dyn_cast<llvm::ConstantInt>(sum->getOperand(0));
+  REQUIRE(size);
+  CHECK(size->getZExtValue() == 16);
+  CHECK(llvm::isa<llvm::ExtractValueInst>(sum->getOperand(1)));
+  // A function whose address is taken may be called from elsewhere.
+  CHECK(llvm::count_if(module->getFunction("address")->getEntryBlock(), [](auto &inst) {
+          return llvm::isa<llvm::ExtractValueInst>(inst);
+        }) == 1);
 }
