@@ -5,6 +5,7 @@
 #include "bench/PolicyFigures.h"
 #include "bench/RandomArguments.h"
 #include "bench/TransformerModel.h"
+#include "runtime/cpu/BlockCache.h"
 #include "runtime/cpu/CpuRuntime.h"
 #include "runtime/cpu/Threads.h"
 #include "tracer/Autodiff.h"
@@ -98,6 +99,10 @@ struct Figures {
 /// trace and reports the median, as jax_cpu.py does for jax.jit.
 Figures runOurs(mlir::MLIRContext &ctx, const Row &row, const ComparisonOptions &options) {
   Figures f;
+  // JAX runs each row in a fresh process: ours starts without the blocks
+  // the earlier rows' steps left for reuse (up to 1 GiB after the
+  // transformer's).
+  cpu::blockCache().release();
   try {
     std::optional<Policy> policy = policyOf(row.policy);
     std::optional<Split> split;
