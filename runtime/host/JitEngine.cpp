@@ -30,6 +30,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Pass.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Support/CommandLine.h"
@@ -219,9 +220,10 @@ JitEngine::create(ModuleOp lowered, const JitTarget &target, Location loc) {
 
   if (llvm::Error error = optimizeModule(*module, target.optLevel, machine->get()))
     return fail(std::move(error));
-  unsigned threads = target.codegenThreads
-                         ? target.codegenThreads
-                         : llvm::hardware_concurrency().compute_thread_count();
+  // --time-passes' timers are process-wide and not made for threads.
+  unsigned threads = llvm::TimePassesIsEnabled ? 1
+                     : target.codegenThreads   ? target.codegenThreads
+                                               : llvm::hardware_concurrency().compute_thread_count();
   auto objects = generateObjects(std::move(module), *machines, threads);
   if (!objects)
     return fail(objects.takeError());

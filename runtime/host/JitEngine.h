@@ -76,7 +76,7 @@ struct JitTarget {
   /// stderr when the pipeline ends).
   bool timePasses = false;
   /// Code generation threads, one partition of the module each; 0: the
-  /// cores this process may run on.
+  /// cores this process may run on (1 under LLVM's --time-passes).
   unsigned codegenThreads = 0;
   RuntimeSymbols symbols;
 };
