@@ -22,12 +22,12 @@
 #include "runtime/cuda/CudaBindings.h"
 #include "runtime/cuda/CudaRuntime.h"
 #include "runtime/cuda/DeviceCounter.h"
+#include "runtime/host/ObjectFile.h"
 
 #include "conversion/nvvm/GpuPasses.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "runtime/host/ObjectFile.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"

@@ -142,7 +142,7 @@ private:
   std::unique_ptr<JitEngine> engine;
   llvm::StringMap<Signature> signatures;
   /// The packed entry point of each public function.
-  llvm::StringMap<void (*)(void **)> entries;
+  llvm::StringMap<JitEngine::PackedEntry> entries;
 };
 
 } // namespace cotangent::host

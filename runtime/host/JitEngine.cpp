@@ -15,7 +15,6 @@
 #include "runtime/host/LlvmOptimizer.h"
 #include "runtime/host/ObjectFile.h"
 #include "runtime/host/ParallelCodegen.h"
-#include "runtime/host/LlvmOptimizer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -26,16 +25,15 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Pass.h"
-#include "llvm/Support/Threading.h"
-#include "llvm/Target/TargetMachine.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Target/TargetMachine.h"
 
 using namespace mlir;
@@ -178,14 +176,14 @@ llvm::Error JitEngine::initialize() {
 
 llvm::FailureOr<std::unique_ptr<JitEngine>>
 JitEngine::create(ModuleOp lowered, const JitTarget &target, Location loc) {
-  static bool initialized = [] {
+  static bool targetReady = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::InitializeNativeTargetAsmParser();
     tuneCodeGeneratorForLongBlocks();
     return true;
   }();
-  (void)initialized;
+  (void)targetReady;
   auto fail = [&](llvm::Error error) {
     emitError(loc, "JIT compilation failed: ") << llvm::toString(std::move(error));
     return failure();

@@ -7,12 +7,12 @@
 
 #include "runtime/host/ObjectFile.h"
 #include "runtime/host/LlvmOptimizer.h"
+#include "runtime/host/ParallelCodegen.h"
 
 #include "dialects/jx/JxSplit.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/IR/IRBuilder.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
@@ -53,14 +53,14 @@ LogicalResult writeObjectFile(llvm::Module &module, llvm::StringRef path, bool n
   if (llvm::Error e = optimizeModule(module, 3, machine.get()))
     return emitError(loc) << "LLVM optimization failed: " << llvm::toString(std::move(e));
 
+  auto object = generateObject(module, *machine);
+  if (!object)
+    return emitError(loc) << "LLVM code generation failed: " << llvm::toString(object.takeError());
   std::error_code ec;
   llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
   if (ec)
     return emitError(loc) << "cannot write " << path << ": " << ec.message();
-  llvm::legacy::PassManager passes;
-  if (machine->addPassesToEmitFile(passes, out, nullptr, llvm::CodeGenFileType::ObjectFile))
-    return emitError(loc, "the target cannot emit object files");
-  passes.run(module);
+  out << (*object)->getBuffer();
   out.flush();
   return success();
 }
