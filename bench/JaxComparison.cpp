@@ -5,6 +5,7 @@
 #include "bench/PolicyFigures.h"
 #include "bench/RandomArguments.h"
 #include "bench/TransformerModel.h"
+#include "passes/Passes.h"
 #include "runtime/cpu/BlockCache.h"
 #include "runtime/cpu/CpuRuntime.h"
 #include "runtime/cpu/Threads.h"
@@ -122,7 +123,9 @@ Figures runOurs(mlir::MLIRContext &ctx, const Row &row, const ComparisonOptions 
                                         {.blocks = row.blocks, .seq = row.seq, .width = row.width,
                                          .heads = row.heads, .batch = row.batch},
                                         policy);
-      split.emplace(std::move(traced));
+      // Outside the checkpoints, what jax.jit's XLA does: the compile default.
+      split.emplace(std::move(traced),
+                    SplitOptions{.defaultPolicy = mlir::cotangent::kCompileDefaultPolicy.str()});
       auto result = cpu::CpuModule::compile(
           split->module(), {.entryPoints = {split->value_and_grad().getSymName().str()}});
       if (mlir::failed(result)) {

@@ -15,6 +15,13 @@ namespace mlir::cotangent {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
+/// The default-policy of --jx-remat where Cotangent compiles a step
+/// (cotangent-run --vjp, the bench's steps): outside every remat region, keep
+/// the fewest bytes that elementwise ops rebuild the rest from, as XLA's
+/// fusions do. The pass itself and the tracer's Split keep JAX's residuals
+/// (everything_saveable), so that what they report is jax.grad's.
+inline constexpr llvm::StringLiteral kCompileDefaultPolicy = "min_residual_bytes";
+
 } // namespace mlir::cotangent
 
 #endif // COTANGENT_PASSES_PASSES_H

@@ -114,6 +114,17 @@ def JxRematPass : Pass<"jx-remat", "mlir::ModuleOp"> {
     the FLOPs recomputed, and whether optimality was proven (`budget-proof`)
     within `budget-seconds`. The budget is checked against the memory plan, which a
     tool registers on the jx dialect (`registerPeakOracle`).
+
+    Residuals that no region holds (a value computed outside every region,
+    asked for by an op outside every region) follow `default-policy`, as if
+    one more region held exactly them. `everything_saveable`, the default,
+    keeps every residual the VJP made, as `jax.grad` does without a
+    checkpoint. `min_residual_bytes` keeps the fewest bytes from which
+    elementwise ops and views rebuild the rest, which is what XLA's fusions
+    recompute on their own and what PyTorch's min-cut partitioner keeps; the
+    tools (`cotangent-run --vjp`, the tracer's `Split`, the bench) use it
+    unless told otherwise. A pair with a `memory_budget` region keeps every
+    residual outside its regions: its solve plans the whole pair.
   }];
   let options = [
     Option<"budgetSeconds", "budget-seconds", "double", "10",
@@ -122,6 +133,9 @@ def JxRematPass : Pass<"jx-remat", "mlir::ModuleOp"> {
     Option<"budgetProof", "budget-proof", "bool", "false",
            "Prove a memory_budget schedule optimal under the proven lower bound of "
            "the peak (slower: more schedules are predicted)">,
+    Option<"defaultPolicy", "default-policy", "std::string", "\"everything_saveable\"",
+           "The policy of residuals outside every jx.remat region (as inside "
+           "#jx.policy<...>; not a memory_budget)">,
   ];
   let dependentDialects = ["mlir::jx::JxDialect", "mlir::func::FuncDialect"];
 }

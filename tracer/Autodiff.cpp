@@ -36,7 +36,7 @@ Split::Split(Traced traced, SplitOptions options) : traced_(std::move(traced)) {
   PassManager pm(traced_.context());
   pm.addPass(mlir::cotangent::createJxVjpPass());
   if (options.remat)
-    pm.addPass(mlir::cotangent::createJxRematPass());
+    pm.addPass(mlir::cotangent::createJxRematPass({.defaultPolicy = options.defaultPolicy}));
   LogicalResult result = failure();
   std::string errors =
       collectDiagnostics(traced_.context(), [&] { result = pm.run(traced_.module()); });

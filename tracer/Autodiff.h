@@ -37,6 +37,10 @@ struct SplitOptions {
   /// Apply the remat policies (--jx-remat); without it every residual the
   /// backward needs is saved, as if no checkpoint were there.
   bool remat = true;
+  /// --jx-remat's default-policy: the policy of residuals outside every
+  /// checkpoint. everything_saveable keeps jax.grad's; the compile tools use
+  /// mlir::cotangent::kCompileDefaultPolicy.
+  std::string defaultPolicy = "everything_saveable";
 };
 
 /// A traced function split into forward and backward.

@@ -12,7 +12,8 @@
 // minimum cut of their region (MinimumCut.h), solved once per region before
 // any residual is decided. The memory_budget regions of a pair are solved
 // together, for the tightest of their budgets (MemoryBudget.h), and the
-// schedule is reported as a remark.
+// schedule is reported as a remark. Residuals outside every region follow
+// the pass's default-policy, as if one region held exactly them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +60,18 @@ struct Verdict {
 /// Per remat region whose policy decides by a solver, the values it saves.
 using RegionCuts = RegionChoices;
 
+/// The key of the default policy's cut in RegionCuts: region ids count from 0.
+constexpr int64_t kOutsideRegions = -1;
+
+/// Whether the default policy decides `v`: a value of an op outside every
+/// region (and without regions of its own: a scan's residuals are its body's)
+/// that an op outside every region asked for.
+bool outsideRegions(Value v, ArrayRef<int64_t> consumerStack) {
+  Operation *producer = v.getDefiningOp();
+  return producer && consumerStack.empty() && !getRematScope(producer) &&
+         producer->getNumRegions() == 0;
+}
+
 /// The op a policy is asked about for `v`: its producer, except for a value
 /// a forward scan stacks from its body (a residual of each iteration), where
 /// it is the body op that computes it, through nested scans, as JAX asks the
@@ -104,12 +117,30 @@ Verdict decideIn(RematScopeAttr scope, Value v, Operation *questioned,
   return verdict;
 }
 
-/// Intersects the policies of the regions in `consumerStack` that also contain `v`.
-Verdict decide(Value v, ArrayRef<int64_t> consumerStack, const RegionCuts &cuts) {
+/// Intersects the policies of the regions in `consumerStack` that also
+/// contain `v`; `outside` decides a value outside every region.
+Verdict decide(Value v, ArrayRef<int64_t> consumerStack, const RegionCuts &cuts,
+               PolicyAttr outside) {
   Operation *producer = v.getDefiningOp();
   if (!producer)
     return {};
+  if (outside && outsideRegions(v, consumerStack)) {
+    auto cut = cuts.find(kOutsideRegions);
+    bool inCut = cut != cuts.end() && cut->second.contains(v);
+    Decision d = outside.decide(producer, inCut);
+    return {d, d == Decision::Offload ? offloadDestination(outside, producer, inCut) : ""};
+  }
   return decideIn(getRematScope(producer), v, questionedOp(v), consumerStack, cuts);
+}
+
+/// Whether a region of `fwd` is under a memory_budget policy.
+bool hasBudgetRegion(func::FuncOp fwd) {
+  for (Operation &op : fwd.getBody().front())
+    if (RematScopeAttr scope = getRematScope(&op))
+      for (PolicyAttr policy : scope.getPolicies())
+        if (getPolicySignature(policy.getKind()) == PolicySignature::Budget)
+          return true;
+  return false;
 }
 
 ArrayRef<int64_t> regionStack(Operation *op) { return getRematRegions(op); }
@@ -124,9 +155,9 @@ std::string shortNumber(double x) {
 class Rematerializer {
 public:
   Rematerializer(func::FuncOp fwd, func::FuncOp bwd, const RegionChoices *choices,
-                 double budgetSeconds, bool budgetProof)
+                 double budgetSeconds, bool budgetProof, PolicyAttr outside)
       : fwd(fwd), bwd(bwd), choices(choices), budgetSeconds(budgetSeconds),
-        budgetProof(budgetProof) {}
+        budgetProof(budgetProof), outside(hasBudgetRegion(fwd) ? PolicyAttr() : outside) {}
   LogicalResult run();
 
 private:
@@ -158,6 +189,8 @@ private:
   const RegionChoices *choices;
   double budgetSeconds;
   bool budgetProof;
+  /// The policy of residuals outside every region (none: saved).
+  PolicyAttr outside;
   RegionCuts cuts;
 };
 
@@ -176,8 +209,19 @@ LogicalResult Rematerializer::cutRegions(ValueRange residualValues) {
     Operation *producer = v.getDefiningOp();
     RematScopeAttr scope = producer ? getRematScope(producer) : RematScopeAttr();
     ArrayAttr stacks = getRequestedBy(bwd, i);
-    if (!scope || !stacks)
+    if (!stacks)
       continue;
+    if (!scope) {
+      bool askedOutside = llvm::any_of(stacks, [&](Attribute stack) {
+        return outsideRegions(v, cast<DenseI64ArrayAttr>(stack).asArrayRef());
+      });
+      if (outside && askedOutside && outside.getMinimumCut() != PolicyAttr::MinimumCut::None) {
+        auto &problem = problems[kOutsideRegions];
+        problem.first = outside;
+        problem.second.push_back(v);
+      }
+      continue;
+    }
     for (auto [id, policy] : llvm::zip(scope.getRegions(), scope.getPolicies())) {
       bool asked = llvm::any_of(stacks, [&](Attribute stack) {
         return llvm::is_contained(cast<DenseI64ArrayAttr>(stack).asArrayRef(), id);
@@ -199,7 +243,10 @@ LogicalResult Rematerializer::cutRegions(ValueRange residualValues) {
     int64_t region = id;
     cuts[id] = minimumResidualCut(ResidualCutProblem{
         &fwd.getBody().front(),
-        [&](Operation *op) { return llvm::is_contained(getRematRegions(op), region); },
+        [&](Operation *op) {
+          return region == kOutsideRegions ? !getRematScope(op)
+                                           : llvm::is_contained(getRematRegions(op), region);
+        },
         [&](Operation *op) { return isCheapToRecompute(op, dots); }, problem.second,
         [&](Value v) { return savedArguments.contains(v); }});
   }
@@ -295,7 +342,7 @@ Value Rematerializer::inBackward(Value operand, ArrayRef<int64_t> consumerStack,
     return rebuild(operand, b);
   if (isa<BlockArgument>(operand))
     return saved(operand, "", guard, b);
-  Verdict verdict = decide(operand, consumerStack, cuts);
+  Verdict verdict = decide(operand, consumerStack, cuts, outside);
   return verdict.decision == Decision::Recompute ? rebuild(operand, b)
                                                  : saved(operand, verdict.memoryKind, guard, b);
 }
@@ -431,7 +478,9 @@ Value Rematerializer::rebuild(Value v, OpBuilder &b) {
   Operation *producer = v.getDefiningOp();
   if (auto scan = dyn_cast<ScanOp>(producer))
     return rebuildScan(scan, v, b);
-  bool guard = false;
+  // What the default policy recomputes is guarded as a prevent_cse region's
+  // is: once @f_fwd and @f_bwd are inlined together, CSE would keep it.
+  bool guard = static_cast<bool>(outside);
   if (RematScopeAttr scope = getRematScope(producer))
     guard = scope.getPreventCse();
   IRMapping map;
@@ -466,7 +515,7 @@ LogicalResult Rematerializer::run() {
     if (!stacks || stacks.empty() || isa<BlockArgument>(v))
       best = {};
     for (Attribute stack : stacks ? stacks.getValue() : ArrayRef<Attribute>()) {
-      Verdict verdict = decide(v, cast<DenseI64ArrayAttr>(stack).asArrayRef(), cuts);
+      Verdict verdict = decide(v, cast<DenseI64ArrayAttr>(stack).asArrayRef(), cuts, outside);
       if (verdict.decision == Decision::Save || best.decision == Decision::Recompute)
         best = verdict.decision == Decision::Recompute ? best : verdict;
     }
@@ -597,14 +646,31 @@ void Rematerializer::finish() {
 
 LogicalResult mlir::cotangent::applyRematPolicies(func::FuncOp fwd, func::FuncOp bwd,
                                                   const RegionChoices *choices,
-                                                  double budgetSeconds, bool budgetProof) {
-  return Rematerializer(fwd, bwd, choices, budgetSeconds, budgetProof).run();
+                                                  double budgetSeconds, bool budgetProof,
+                                                  PolicyAttr outside) {
+  return Rematerializer(fwd, bwd, choices, budgetSeconds, budgetProof, outside).run();
 }
 
 namespace {
 
 struct JxRematPass : cotangent::impl::JxRematPassBase<JxRematPass> {
   using JxRematPassBase::JxRematPassBase;
+
+  /// default-policy as a policy; everything_saveable (keep every residual) as none.
+  LogicalResult parseDefaultPolicy(ModuleOp module, PolicyAttr &outside) {
+    std::string error;
+    PolicyAttr policy = PolicyAttr::parsePolicy(module.getContext(), defaultPolicy, error);
+    // At the module's location, without the module printed after it: the flag is at fault.
+    if (!policy)
+      return mlir::emitError(module.getLoc(), "--jx-remat: default-policy: ") << error;
+    if (getPolicySignature(policy.getKind()) == PolicySignature::Budget)
+      return mlir::emitError(module.getLoc(), "--jx-remat: default-policy cannot be a "
+                                              "memory_budget (it plans the whole step: use "
+                                              "--jx-remat-function)");
+    if (policy.getKind() != PolicyKind::everything_saveable)
+      outside = policy;
+    return success();
+  }
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<SplitPair> pairs = getSplitPairs(module);
@@ -612,8 +678,11 @@ struct JxRematPass : cotangent::impl::JxRematPassBase<JxRematPass> {
       module.emitError("--jx-remat: no forward/backward pair in the module; run --jx-vjp first");
       return signalPassFailure();
     }
+    PolicyAttr outside;
+    if (failed(parseDefaultPolicy(module, outside)))
+      return signalPassFailure();
     for (auto [fwd, bwd] : pairs) {
-      if (failed(applyRematPolicies(fwd, bwd, nullptr, budgetSeconds, budgetProof)))
+      if (failed(applyRematPolicies(fwd, bwd, nullptr, budgetSeconds, budgetProof, outside)))
         return signalPassFailure();
       emitVjpFunctions(fwd, bwd);
     }

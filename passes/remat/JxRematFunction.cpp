@@ -11,7 +11,6 @@
 
 #include "dialects/jx/JxOps.h"
 
-#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace mlir::cotangent {
@@ -64,10 +63,10 @@ struct JxRematFunctionPass : cotangent::impl::JxRematFunctionPassBase<JxRematFun
                        "--jx-remat-function=\"policy=memory_budget(0.8)\"");
       return signalPassFailure();
     }
-    auto attr = dyn_cast_or_null<PolicyAttr>(
-        parseAttribute("#jx.policy<" + policy + ">", module.getContext()));
+    std::string error;
+    PolicyAttr attr = PolicyAttr::parsePolicy(module.getContext(), policy, error);
     if (!attr) {
-      module.emitError("--jx-remat-function: '") << policy << "' is not a remat policy";
+      module.emitError("--jx-remat-function: ") << error;
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> selected = selectFunctions(module, function);

@@ -9,7 +9,8 @@
 // summary, the wall time and the bytes compiled code allocated. With
 // --split it runs @NAME_fwd, keeps the residuals, then @NAME_bwd on output
 // cotangents of ones, and reports the residual bytes; --vjp first runs
-// --jx-vjp --jx-remat on the module to make that pair. With --target=cuda
+// --jx-vjp --jx-remat on the module to make that pair (residuals outside
+// every remat region by --default-policy). With --target=cuda
 // it runs on the GPU, or with --emit-object writes a self-contained step
 // (host code, kernels for --chip, manifest) for tools/cotangent-step.
 //
@@ -73,6 +74,11 @@ static cl::opt<bool> split(cl::cat(toolOptions), "split",
                            cl::desc("Run NAME_fwd, hold the residuals, then NAME_bwd"));
 static cl::opt<bool> vjp(cl::cat(toolOptions), "vjp",
                          cl::desc("Run --jx-vjp --jx-remat on the module first"));
+static cl::opt<std::string> defaultPolicy(
+    cl::cat(toolOptions), "default-policy",
+    cl::desc("With --vjp: the remat policy of residuals outside every jx.remat region "
+             "(default min_residual_bytes; everything_saveable keeps jax.grad's)"),
+    cl::value_desc("policy"), cl::init(mlir::cotangent::kCompileDefaultPolicy.str()));
 static cl::opt<std::string> emitObject(cl::cat(toolOptions), "emit-object",
                                        cl::desc("Write an object file"), cl::value_desc("file.o"));
 static cl::opt<std::string> emitHeader(cl::cat(toolOptions), "emit-header",
@@ -178,10 +184,12 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   if (!module)
     return failure();
   Location loc = module->getLoc();
+  if (defaultPolicy.getNumOccurrences() && !vjp)
+    return emitError(loc) << "--default-policy is for --vjp (it is --jx-remat's)";
   if (vjp) {
     PassManager pm(&ctx);
     pm.addPass(mlir::cotangent::createJxVjpPass());
-    pm.addPass(mlir::cotangent::createJxRematPass());
+    pm.addPass(mlir::cotangent::createJxRematPass({.defaultPolicy = defaultPolicy}));
     if (failed(pm.run(*module)))
       return failure();
   }

@@ -6,7 +6,7 @@
 // RUN: not cotangent-opt %s --jx-remat-function="policy=nothing_saveable function=scaled" 2>&1 | FileCheck %s --check-prefix=SCALAR
 
 // NONE: error: --jx-remat-function: give the policy, e.g. --jx-remat-function="policy=memory_budget(0.8)"
-// BAD: error: --jx-remat-function: 'save_everything' is not a remat policy
+// BAD: error: --jx-remat-function: unknown remat policy 'save_everything'; expected one of: everything_saveable,
 // MISSING: error: --jx-remat-function: no function @g with a body
 // SCALAR: jx-remat-function-errors.mlir:[[@LINE+5]]:1: error: --jx-remat-function: argument 1 of @scaled is 'i32', not a tensor; a jx.remat region takes tensors
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {

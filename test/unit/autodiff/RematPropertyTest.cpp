@@ -11,7 +11,11 @@
 //    only the regions' own ops use is kept; other residuals are arguments or
 //    values computed outside any region;
 //  - only offloading policies tag residuals with a memory kind, and only on
-//    the values they offload.
+//    the values they offload;
+//  - a default-policy outside the regions (min_residual_bytes, the compile
+//    tools' default, or nothing_saveable) keeps the gradients bit-identical,
+//    and min_residual_bytes saves no more bytes than keeping every residual
+//    outside the regions (the residuals kept are themselves a cut).
 // The residual COUNT under nothing_saveable may exceed the count without
 // remat (a region recomputing from many inputs); a fixed test shows it.
 #include "AutodiffUtil.h"
@@ -93,6 +97,17 @@ void checkNothingSaveableResiduals(mlir::ModuleOp module) {
   }
 }
 
+/// Remat repeats the same ops on the same values: outputs and gradients
+/// equal the reference's bit for bit.
+void checkBitIdentical(const VjpResult &r, const VjpResult &ref) {
+  for (size_t i = 0; i < r.outputs.size(); ++i)
+    CHECK(bitIdentical(r.outputs[i], ref.outputs[i]));
+  for (size_t i = 0; i < r.gradients.size(); ++i) {
+    INFO("gradient " << i << ": " << show(r.gradients[i]) << " vs " << show(ref.gradients[i]));
+    CHECK(bitIdentical(r.gradients[i], ref.gradients[i]));
+  }
+}
+
 } // namespace
 
 TEST_CASE("remat property: random programs, every policy, bit-identical gradients",
@@ -128,6 +143,29 @@ TEST_CASE("remat property: random programs, every policy, bit-identical gradient
 
     std::vector<std::string> variants = allPolicies();
     variants.push_back("random");
+    // Random region policies under each default-policy outside them.
+    std::mt19937_64 pickOutside(n * 31 + 7);
+    std::string randomRegions = withPolicies(text, program, [&](int) {
+      return allPolicies()[std::uniform_int_distribution<size_t>(
+          0, allPolicies().size() - 1)(pickOutside)];
+    });
+    std::map<std::string, int64_t> bytesOutside;
+    for (std::string outside : {"everything_saveable", "min_residual_bytes", "nothing_saveable"}) {
+      INFO("random regions, default-policy " << outside);
+      auto module = parse(randomRegions);
+      differentiate(*module, false);
+      mlir::PassManager pm(&context());
+      pm.addPass(mlir::cotangent::createJxRematPass({.defaultPolicy = outside}));
+      REQUIRE(mlir::succeeded(pm.run(*module)));
+      VjpResult r = runVjp(*module, inputs, cts);
+      checkBitIdentical(r, ref);
+      auto pair = mlir::jx::lookupSplitPair(*module, "f");
+      REQUIRE(pair);
+      auto ret = mlir::cast<mlir::func::ReturnOp>(pair->fwd.getBody().front().getTerminator());
+      for (mlir::Value v : ret.getOperands().drop_front(mlir::jx::numPrimalResults(pair->fwd)))
+        bytesOutside[outside] += mlir::jx::getTensorBytes(v.getType());
+    }
+    CHECK(bytesOutside["min_residual_bytes"] <= bytesOutside["everything_saveable"]);
     for (const std::string &policy : variants) {
       INFO("policy " << policy);
       std::mt19937_64 pick(n * 31 + 7);
@@ -147,12 +185,7 @@ TEST_CASE("remat property: random programs, every policy, bit-identical gradient
         REQUIRE(mlir::succeeded(pm.run(*module)));
       }
       VjpResult r = runVjp(*module, inputs, cts);
-      for (size_t i = 0; i < r.outputs.size(); ++i)
-        CHECK(bitIdentical(r.outputs[i], ref.outputs[i]));
-      for (size_t i = 0; i < r.gradients.size(); ++i) {
-        INFO("gradient " << i << ": " << show(r.gradients[i]) << " vs " << show(ref.gradients[i]));
-        CHECK(bitIdentical(r.gradients[i], ref.gradients[i]));
-      }
+      checkBitIdentical(r, ref);
       std::vector<Residual> saved = residualsOf(*module);
       totalResiduals[policy] += static_cast<int>(saved.size());
       if (policy == "everything_saveable") {
