@@ -68,6 +68,41 @@ TEST_CASE("checkpoint on each g saves W1, W2, W3, x, sin[5], sin[6] and no cos",
   CHECK(all.saved_residuals().size() == 9);
 }
 
+TEST_CASE("SplitOptions::defaultPolicy decides the residuals outside every checkpoint",
+          "[api][remat]") {
+  auto f = [](Tensor W1, Tensor W2, Tensor W3, Tensor x) { return g(W3, g(W2, g(W1, x))); };
+  // min_residual_bytes (the compile tools' default): each layer's dot output,
+  // from which sin and cos are rebuilt, instead of each sin and cos.
+  Split cut(trace(fOptions, f, W1, W2, W3, X), SplitOptions{.defaultPolicy = "min_residual_bytes"});
+  CHECK(summary(cut) == Lines{"f32[5,4] W1", "f32[6,5] W2", "f32[7,6] W3", "f32[4] x",
+                              "f32[5] dot_general", "f32[6] dot_general", "f32[7] dot_general"});
+  // The same gradients as with every residual kept.
+  Split keep = vjp(fOptions, f, W1, W2, W3, X);
+  // Arguments and cotangents, the same values in each split's context.
+  auto arguments = [](const Split &split) {
+    mlir::MLIRContext &ctx = *split.module().getContext();
+    std::vector<interp::Tensor> args;
+    unsigned seed = 1;
+    for (std::vector<int64_t> shape : {std::vector<int64_t>{5, 4}, {6, 5}, {7, 6}, {4}, {7}}) {
+      interp::Tensor t = randomTensor(ctx, shape, seed++);
+      std::vector<double> values;
+      for (int64_t i = 0; i < t.getNumElements(); ++i)
+        values.push_back(t.getDouble(i));
+      args.push_back(interp::Tensor::fromDoubles(
+          mlir::RankedTensorType::get(shape, mlir::Float32Type::get(&ctx)), values));
+    }
+    return args;
+  };
+  std::vector<interp::Tensor> a = evaluate(cut, cut.vjp(), arguments(cut)),
+                              b = evaluate(keep, keep.vjp(), arguments(keep));
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i)
+    for (int64_t j = 0; j < a[i].getNumElements(); ++j)
+      CHECK(a[i].getDouble(j) == b[i].getDouble(j));
+  CHECK_THROWS_WITH(Split(trace(fOptions, f, W1, W2, W3, X), SplitOptions{.defaultPolicy = "min_bytes"}),
+                    Catch::Contains("default-policy: unknown remat policy 'min_bytes'"));
+}
+
 TEST_CASE("dots_with_no_batch_dims_saveable on the whole f saves the three dots", "[api][remat]") {
   auto f = [](Tensor W1, Tensor W2, Tensor W3, Tensor x) { return g(W3, g(W2, g(W1, x))); };
   auto cf = checkpoint(f, {.policy = policies::dots_with_no_batch_dims_saveable()});
