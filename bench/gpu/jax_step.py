@@ -8,7 +8,8 @@ all arguments (median of --repeat after --warmup, block_until_ready) at
 JAX's default matmul precision (TF32 on this GPU) and at "highest" (FP32),
 reads XLA's peak as memory_analysis() output + temp bytes, and writes the
 "highest" loss and gradients as output0.npy, gradient<i>.npy (the reference
-cotangent-step --expect reads) and the figures as JSON.
+cotangent-step --expect reads) and the figures as JSON. --batch does so for
+many models in one process, which starts JAX and the GPU once.
 """
 import argparse
 import glob
@@ -43,37 +44,53 @@ def measure(loss, args, precision, warmup, repeat, hlo=None):
                     "peak_bytes": int(peak)}
 
 
+def run_model(model, policy, heads, inputs, expect_out, json_path, warmup, repeat, hlo=None):
+    """Measures one model and writes its reference and figures (or its error) as JSON."""
+    paths = sorted(glob.glob(os.path.join(inputs, "arg*.npy")),
+                   key=lambda p: int(os.path.basename(p)[3:-4]))
+    args = [jnp.asarray(np.load(p)) for p in paths]
+    loss = mlp_loss(policy) if model == "mlp" else transformer_loss(policy, heads)
+    figures = {"device": str(jax.devices()[0]), "jax": jax.__version__}
+    try:
+        (value, grads), figures["highest"] = measure(loss, args, "highest", warmup, repeat, hlo)
+        _, figures["default"] = measure(loss, args, "default", warmup, repeat)
+    except Exception as e:  # an unsupported policy is reported, not hidden
+        figures["error"] = f"{type(e).__name__}: {str(e)[:300]}"
+        json.dump(figures, open(json_path, "w"), indent=1)
+        print(f"jax: {model} {policy}: {figures['error']}")
+        return
+    os.makedirs(expect_out, exist_ok=True)
+    np.save(os.path.join(expect_out, "output0.npy"), np.asarray(value))
+    for i, g in enumerate(grads):
+        np.save(os.path.join(expect_out, f"gradient{i}.npy"), np.asarray(g))
+    json.dump(figures, open(json_path, "w"), indent=1)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", choices=["mlp", "transformer"], required=True)
-    parser.add_argument("--policy", required=True)
+    parser.add_argument("--model", choices=["mlp", "transformer"])
+    parser.add_argument("--policy")
     parser.add_argument("--heads", type=int, default=8)
-    parser.add_argument("--inputs", required=True, help="arg<i>.npy from cotangent-step --save-inputs")
-    parser.add_argument("--expect-out", required=True)
-    parser.add_argument("--json", required=True)
+    parser.add_argument("--inputs", help="arg<i>.npy from cotangent-step --save-inputs")
+    parser.add_argument("--expect-out")
+    parser.add_argument("--json")
+    parser.add_argument("--batch", help="a file of lines 'MODEL POLICY INPUTS EXPECT_OUT JSON': "
+                        "every model in this one process (JAX and the GPU start once)")
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--hlo", help="write XLA's optimized HLO (\"highest\" precision) here")
     a = parser.parse_args()
-    paths = sorted(glob.glob(os.path.join(a.inputs, "arg*.npy")),
-                   key=lambda p: int(os.path.basename(p)[3:-4]))
-    args = [jnp.asarray(np.load(p)) for p in paths]
-    loss = mlp_loss(a.policy) if a.model == "mlp" else transformer_loss(a.policy, a.heads)
-    figures = {"device": str(jax.devices()[0]), "jax": jax.__version__}
-    try:
-        (value, grads), figures["highest"] = measure(loss, args, "highest", a.warmup, a.repeat,
-                                                     a.hlo)
-        _, figures["default"] = measure(loss, args, "default", a.warmup, a.repeat)
-    except Exception as e:  # an unsupported policy is reported, not hidden
-        figures["error"] = f"{type(e).__name__}: {str(e)[:300]}"
-        json.dump(figures, open(a.json, "w"), indent=1)
-        print(f"jax: {a.model} {a.policy}: {figures['error']}")
+    if a.batch:
+        for line in open(a.batch):
+            if line.strip() and not line.startswith("#"):
+                model, policy, inputs, expect_out, json_path = line.split()
+                run_model(model, policy, a.heads, inputs, expect_out, json_path, a.warmup,
+                          a.repeat)
         return
-    os.makedirs(a.expect_out, exist_ok=True)
-    np.save(os.path.join(a.expect_out, "output0.npy"), np.asarray(value))
-    for i, g in enumerate(grads):
-        np.save(os.path.join(a.expect_out, f"gradient{i}.npy"), np.asarray(g))
-    json.dump(figures, open(a.json, "w"), indent=1)
+    if not (a.model and a.policy and a.inputs and a.expect_out and a.json):
+        parser.error("give --batch, or --model, --policy, --inputs, --expect-out and --json")
+    run_model(a.model, a.policy, a.heads, a.inputs, a.expect_out, a.json, a.warmup, a.repeat,
+              a.hlo)
 
 
 if __name__ == "__main__":

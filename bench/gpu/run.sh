@@ -7,7 +7,7 @@
 # FP32 and TF32), its loss and gradients are checked against the reference
 # (the CPU's, made where the folder was built, or JAX's at "highest"
 # precision on this GPU), and JAX runs the same model on the same arguments
-# (jax_step.py); each FP32 step's out/<model>/step.txt holds its kernel
+# (jax_step.py, every model in one process); each FP32 step's out/<model>/step.txt holds its kernel
 # profile. report.py prints one table; the exit status is 0 only when
 # every step ran and matched. `run.sh MODELS` runs the models a file of the
 # same form lists instead.
@@ -22,6 +22,21 @@ for f in glob.glob("steps/*.so.xz"):
     open(f[:-3], "wb").write(lzma.open(f).read())
 PY
 status=0
+# First every model's arguments, then JAX on all of them in one process, so
+# that JAX and the GPU start once, not once per model.
+: >out/jax-batch.txt
+while read -r name kind policy; do
+  case "$name" in ""|\#*) continue ;; esac
+  [ "$kind" = reference ] && continue
+  o=out/$name
+  mkdir -p "$o/inputs"
+  bin/cotangent-step "steps/$name.so" --check-only --save-inputs "$o/inputs" >/dev/null || {
+    echo "FAIL $name: its inputs"; status=1; continue; }
+  echo "$kind $policy $o/inputs $o/jax $o/jax.json" >>out/jax-batch.txt
+done <"$models"
+if [ -s out/jax-batch.txt ]; then
+  python3 jax_step.py --batch out/jax-batch.txt || status=1
+fi
 while read -r name kind policy; do
   case "$name" in ""|\#*) continue ;; esac
   o=out/$name
@@ -32,11 +47,7 @@ while read -r name kind policy; do
     expect=models/$name/expected
   else
     inputs=$o/inputs
-    mkdir -p "$inputs"
-    bin/cotangent-step "$so" --check-only --save-inputs "$inputs" >/dev/null || {
-      echo "FAIL $name: its inputs"; status=1; continue; }
-    python3 jax_step.py --model "$kind" --policy "$policy" --inputs "$inputs" \
-      --expect-out "$o/jax" --json "$o/jax.json" || status=1
+    [ -d "$inputs" ] && ls "$inputs"/arg*.npy >/dev/null 2>&1 || continue
     expect=$o/jax
   fi
   args=()
