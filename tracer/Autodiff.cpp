@@ -35,8 +35,12 @@ std::string collectDiagnostics(MLIRContext *ctx, Body &&body) {
 Split::Split(Traced traced, SplitOptions options) : traced_(std::move(traced)) {
   PassManager pm(traced_.context());
   pm.addPass(mlir::cotangent::createJxVjpPass());
-  if (options.remat)
-    pm.addPass(mlir::cotangent::createJxRematPass({.defaultPolicy = options.defaultPolicy}));
+  if (options.remat) {
+    mlir::cotangent::JxRematPassOptions remat;
+    if (!options.defaultPolicy.empty())
+      remat.defaultPolicy = options.defaultPolicy;
+    pm.addPass(mlir::cotangent::createJxRematPass(remat));
+  }
   LogicalResult result = failure();
   std::string errors =
       collectDiagnostics(traced_.context(), [&] { result = pm.run(traced_.module()); });

@@ -38,9 +38,9 @@ struct SplitOptions {
   /// backward needs is saved, as if no checkpoint were there.
   bool remat = true;
   /// --jx-remat's default-policy: the policy of residuals outside every
-  /// checkpoint. everything_saveable keeps jax.grad's; the compile tools use
-  /// mlir::cotangent::kCompileDefaultPolicy.
-  std::string defaultPolicy = "everything_saveable";
+  /// checkpoint; empty: the pass's own default, which keeps jax.grad's. The
+  /// compile tools use mlir::cotangent::kCompileDefaultPolicy.
+  std::string defaultPolicy;
 };
 
 /// A traced function split into forward and backward.

@@ -133,16 +133,6 @@ Verdict decide(Value v, ArrayRef<int64_t> consumerStack, const RegionCuts &cuts,
   return decideIn(getRematScope(producer), v, questionedOp(v), consumerStack, cuts);
 }
 
-/// Whether a region of `fwd` is under a memory_budget policy.
-bool hasBudgetRegion(func::FuncOp fwd) {
-  for (Operation &op : fwd.getBody().front())
-    if (RematScopeAttr scope = getRematScope(&op))
-      for (PolicyAttr policy : scope.getPolicies())
-        if (getPolicySignature(policy.getKind()) == PolicySignature::Budget)
-          return true;
-  return false;
-}
-
 ArrayRef<int64_t> regionStack(Operation *op) { return getRematRegions(op); }
 
 /// 10, 0.5: a time limit as the user wrote it.
@@ -157,7 +147,7 @@ public:
   Rematerializer(func::FuncOp fwd, func::FuncOp bwd, const RegionChoices *choices,
                  double budgetSeconds, bool budgetProof, PolicyAttr outside)
       : fwd(fwd), bwd(bwd), choices(choices), budgetSeconds(budgetSeconds),
-        budgetProof(budgetProof), outside(hasBudgetRegion(fwd) ? PolicyAttr() : outside) {}
+        budgetProof(budgetProof), outside(outside) {}
   LogicalResult run();
 
 private:
@@ -189,7 +179,8 @@ private:
   const RegionChoices *choices;
   double budgetSeconds;
   bool budgetProof;
-  /// The policy of residuals outside every region (none: saved).
+  /// The policy of residuals outside every region (none: saved); dropped
+  /// where a memory_budget region plans the whole pair.
   PolicyAttr outside;
   RegionCuts cuts;
 };
@@ -205,6 +196,9 @@ LogicalResult Rematerializer::cutRegions(ValueRange residualValues) {
       for (auto [id, policy] : llvm::zip(scope.getRegions(), scope.getPolicies()))
         if (getPolicySignature(policy.getKind()) == PolicySignature::Budget)
           budgets.insert({id, policy});
+  // A budget's solve plans the whole pair: what lies outside its regions stays.
+  if (!budgets.empty())
+    outside = {};
   for (auto [i, v] : llvm::enumerate(residualValues)) {
     Operation *producer = v.getDefiningOp();
     RematScopeAttr scope = producer ? getRematScope(producer) : RematScopeAttr();

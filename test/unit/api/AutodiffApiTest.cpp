@@ -99,8 +99,9 @@ TEST_CASE("SplitOptions::defaultPolicy decides the residuals outside every check
   for (size_t i = 0; i < a.size(); ++i)
     for (int64_t j = 0; j < a[i].getNumElements(); ++j)
       CHECK(a[i].getDouble(j) == b[i].getDouble(j));
-  CHECK_THROWS_WITH(Split(trace(fOptions, f, W1, W2, W3, X), SplitOptions{.defaultPolicy = "min_bytes"}),
-                    Catch::Contains("default-policy: unknown remat policy 'min_bytes'"));
+  CHECK_THROWS_WITH(
+      Split(trace(fOptions, f, W1, W2, W3, X), SplitOptions{.defaultPolicy = "min_bytes"}),
+      Catch::Contains("default-policy: unknown remat policy 'min_bytes'"));
 }
 
 TEST_CASE("dots_with_no_batch_dims_saveable on the whole f saves the three dots", "[api][remat]") {
