@@ -6,8 +6,8 @@
 // recompute links each operand's out to each result's in with infinite
 // capacity; region inputs and values the backward may not recompute are fed
 // from the source; needed values drain into the sink. The saved set is the
-// values whose in-node the source still reaches in the residual graph and
-// whose out-node it does not.
+// values whose out-node still reaches the sink in the residual graph and
+// whose in-node does not: the minimum cut nearest the backward.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,29 +69,35 @@ public:
     boost::put(boost::edge_reverse, graph, backward, forward);
   }
 
-  /// Cuts the network; returns the values whose split edge is cut.
+  /// Cuts the network; returns the values whose split edge is cut. Of all
+  /// the cuts of least bytes it takes the one nearest the sink: minimum cuts
+  /// form a lattice, and the one whose sink side is smallest makes the
+  /// backward recompute a subset of what any other would (saving a tanh's
+  /// output rather than its input, the same bytes, recomputes nothing).
   llvm::DenseSet<Value> cut() {
     boost::boykov_kolmogorov_max_flow(graph, source, sink);
-    // What the source reaches through edges with capacity left.
+    // What reaches the sink through edges with capacity left: walk back from
+    // it, over each edge's reverse, which every edge has.
     auto residual = boost::get(boost::edge_residual_capacity, graph);
-    std::vector<bool> reached(boost::num_vertices(graph));
-    std::deque<Vertex> queue{source};
-    reached[source] = true;
+    auto reverse = boost::get(boost::edge_reverse, graph);
+    std::vector<bool> reaches(boost::num_vertices(graph));
+    std::deque<Vertex> queue{sink};
+    reaches[sink] = true;
     while (!queue.empty()) {
-      Vertex u = queue.front();
+      Vertex w = queue.front();
       queue.pop_front();
-      for (auto [e, end] = boost::out_edges(u, graph); e != end; ++e) {
-        Vertex v = boost::target(*e, graph);
-        if (!reached[v] && residual[*e] > 0) {
-          reached[v] = true;
-          queue.push_back(v);
+      for (auto [e, end] = boost::out_edges(w, graph); e != end; ++e) {
+        Vertex u = boost::target(*e, graph);
+        if (!reaches[u] && residual[reverse[*e]] > 0) {
+          reaches[u] = true;
+          queue.push_back(u);
         }
       }
     }
     llvm::DenseSet<Value> saved;
     for (Value v : values) {
       auto [in, out] = index.lookup(v);
-      if (reached[in] && !reached[out])
+      if (!reaches[in] && reaches[out])
         saved.insert(v);
     }
     return saved;
