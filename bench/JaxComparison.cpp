@@ -8,6 +8,7 @@
 #include "passes/Passes.h"
 #include "runtime/cpu/BlockCache.h"
 #include "runtime/cpu/CpuRuntime.h"
+#include "runtime/cpu/OneDnnMatmul.h"
 #include "runtime/cpu/Threads.h"
 #include "tracer/Autodiff.h"
 
@@ -261,11 +262,12 @@ int bench::compareWithJax(mlir::MLIRContext &ctx, const ComparisonOptions &optio
               "after %u warm-up\n",
               options.repeats, options.warmup);
   if (jax)
-    std::printf("  JAX %s on %lld cores; Cotangent on %u threads (loops and OpenBLAS); each "
+    std::printf("  JAX %s on %lld cores; Cotangent on %u threads (loops and matmuls); each "
                 "row runs in JAX, then in Cotangent\n",
                 jax->first.c_str(), static_cast<long long>(jax->second), cpu::threads());
   else
     std::printf("  JAX unavailable (%s): Cotangent's figures alone\n", why.c_str());
+  std::printf("  Cotangent's matmuls: %s\n", cpu::matmulLibraryName().c_str());
   std::printf("  %-30s %-17s %10s %10s %7s %10s %10s %7s\n", "program", "policy", "ours ms",
               "JAX ms", "time x", "ours MiB", "XLA MiB", "peak x");
 
@@ -346,6 +348,7 @@ int bench::compareWithJax(mlir::MLIRContext &ctx, const ComparisonOptions &optio
   llvm::json::Object document{{"rows", std::move(out)},
                               {"max_rss_bytes", ourRss},
                               {"threads", static_cast<int64_t>(cpu::threads())},
+                              {"matmul", cpu::matmulLibraryName()},
                               {"repeats", options.repeats},
                               {"warmup", options.warmup}};
   if (jax) {

@@ -8,6 +8,7 @@
 
 #include "runtime/cpu/CpuRuntime.h"
 #include "runtime/cpu/MemoryHooks.h"
+#include "runtime/cpu/OneDnnMatmul.h"
 #include "runtime/cpu/Threads.h"
 
 #include "conversion/llvm/LoweringPasses.h"
@@ -22,11 +23,14 @@ using namespace mlir;
 namespace cotangent::cpu {
 
 CpuModule::CpuModule() : CompiledModule(allocationCounter()) {
-  std::string error;
-  configureThreads(&error);
+  std::string threadsError, matmulError;
+  configureThreads(&threadsError);
+  configureMatmul(&matmulError);
   static bool reported = false;
-  if (!error.empty() && !std::exchange(reported, true))
-    llvm::errs() << "cotangent: " << error << "\n";
+  if (!std::exchange(reported, true))
+    for (const std::string &error : {threadsError, matmulError})
+      if (!error.empty())
+        llvm::errs() << "cotangent: " << error << "\n";
 }
 
 host::JitTarget cpuTarget(const CompileOptions &options) {

@@ -3,15 +3,16 @@
 // The functions compiled code calls into: the allocation hooks of
 // finalize-memref-to-llvm{use-generic-functions=true}, which count live and
 // peak bytes and reuse freed blocks (BlockCache.h), and the batched matmul
-// that jx-matmul-to-blas emits, which calls OpenBLAS's cblas_sgemm /
-// cblas_dgemm once per batch where the
-// operands have a BLAS layout (runtime/host/StridedMatrix.h), and plain
-// loops where they do not.
+// that jx-matmul-to-blas emits: f32 on oneDNN where it takes the layout
+// (OneDnnMatmul.h), else OpenBLAS's cblas_sgemm / cblas_dgemm once per batch
+// where the operands have a BLAS layout (runtime/host/StridedMatrix.h), and
+// plain loops where they do not.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/MemoryHooks.h"
 #include "runtime/cpu/BlockCache.h"
+#include "runtime/cpu/OneDnnMatmul.h"
 #include "runtime/host/AllocationFailure.h"
 
 #include <cblas.h>
@@ -75,6 +76,8 @@ void batchMatmul(CotangentMemRef3 *a, CotangentMemRef3 *b, CotangentMemRef3 *c, 
 
 extern "C" void _mlir_ciface_cotangent_batch_matmul_f32(CotangentMemRef3 *a, CotangentMemRef3 *b,
                                                         CotangentMemRef3 *c) {
+  if (cotangent::cpu::oneDnnBatchMatmulF32(*a, *b, *c))
+    return;
   batchMatmul<float>(a, b, c,
                      [](auto order, auto ta, auto tb, int64_t m, int64_t n, int64_t k, float alpha,
                         const float *pa, int64_t lda, const float *pb, int64_t ldb, float beta,

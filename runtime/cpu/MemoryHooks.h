@@ -4,7 +4,8 @@
 // through `_mlir_memref_to_llvm_alloc(bytes)` and `_mlir_memref_to_llvm_free(ptr)`.
 // This runtime defines both: a block is 64-byte aligned and counted by one
 // process-wide ByteCounter (calls are not reentrant). It also defines the
-// batched matmuls jx-matmul-to-blas calls, over OpenBLAS.
+// batched matmuls jx-matmul-to-blas calls, over oneDNN (OneDnnMatmul.h) and
+// OpenBLAS.
 //
 //===----------------------------------------------------------------------===//
 
