@@ -4,7 +4,8 @@
 // IR and written for the host CPU (runtime/host/ObjectFile.h); and a C header declaring each public function's
 // `_mlir_ciface_` entry point with one strided-memref struct per rank. A
 // program that links the object must also provide (or link from
-// runtime/cpu's MemoryHooks.cpp, with runtime/host's StridedMatrix.cpp)
+// runtime/cpu's MemoryHooks.cpp and OneDnnMatmul.cpp, with runtime/host's
+// StridedMatrix.cpp)
 // `_mlir_memref_to_llvm_alloc` / `_free` and the
 // `_mlir_ciface_cotangent_batch_matmul_*` BLAS entry points, and link
 // libmlir_c_runner_utils for `memrefCopy`.
