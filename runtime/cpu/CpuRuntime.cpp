@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/CpuRuntime.h"
+#include "runtime/cpu/BlockCache.h"
 #include "runtime/cpu/MemoryHooks.h"
 #include "runtime/cpu/OneDnnMatmul.h"
 #include "runtime/cpu/Threads.h"
@@ -65,5 +66,16 @@ llvm::FailureOr<host::MemRefDescriptor> CpuModule::upload(const Tensor &t) {
 }
 
 void CpuModule::release(void *block) { _mlir_memref_to_llvm_free(block); }
+
+std::optional<Tensor> CpuModule::adopt(RankedTensorType type,
+                                       const host::MemRefDescriptor &descriptor) {
+  void *block = descriptor.allocated();
+  int64_t bytes = allocationCounter().sizeOf(block);
+  if (bytes < 0 || !allocationCounter().freed(block))
+    return std::nullopt;
+  return Tensor::adopt(type, static_cast<char *>(block), [bytes](char *data) {
+    blockCache().deallocate(data, static_cast<size_t>(bytes));
+  });
+}
 
 } // namespace cotangent::cpu

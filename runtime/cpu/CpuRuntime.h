@@ -64,6 +64,12 @@ protected:
   /// writes its arguments, and the caller's bytes are not counted.
   llvm::FailureOr<host::MemRefDescriptor> upload(const Tensor &t) override;
   void release(void *block) override;
+  /// The result's block becomes the tensor's: the hooks stop counting it
+  /// (it is the caller's now, as an argument's buffer is) and the block
+  /// cache gets it back when the tensor goes, so a step called again in a
+  /// loop neither copies its results nor touches fresh pages for them.
+  std::optional<Tensor> adopt(mlir::RankedTensorType type,
+                              const host::MemRefDescriptor &descriptor) override;
 };
 
 } // namespace cotangent::cpu

@@ -27,6 +27,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,14 @@ protected:
   virtual Tensor download(mlir::RankedTensorType type, const MemRefDescriptor &descriptor) {
     return descriptor.read(type);
   }
+  /// A host tensor that takes over `descriptor`'s block (a result compiled
+  /// code wrote, contiguous from the block's start, which nothing else
+  /// holds), freeing it through the hooks when the tensor goes; nullopt
+  /// where the device's memory is not the host's (then download() copies).
+  virtual std::optional<Tensor> adopt(mlir::RankedTensorType type,
+                                      const MemRefDescriptor &descriptor) {
+    return std::nullopt;
+  }
   /// Runs the module's global initializers (which may load kernels).
   virtual llvm::LogicalResult initialize(JitEngine &engine);
   /// Waits until the work a call started has finished (timed with the call).
@@ -130,9 +139,12 @@ private:
   /// Uploads `tensors`, each copy's block added to `blocks`.
   llvm::LogicalResult uploadAll(llvm::ArrayRef<Tensor> tensors, std::vector<MemRefDescriptor> &into,
                                 Blocks &blocks);
-  /// Host tensors of `types` downloaded from `descriptors`, in order.
+  /// Host tensors of `types` from `descriptors`, in order: each block of
+  /// `owned` a result starts and fills is adopted (and left by `owned`),
+  /// once; the others are downloaded.
   std::vector<Tensor> downloadAll(llvm::ArrayRef<mlir::RankedTensorType> types,
-                                  llvm::ArrayRef<MemRefDescriptor> descriptors);
+                                  llvm::ArrayRef<MemRefDescriptor> descriptors,
+                                  Blocks *owned = nullptr);
 
   ByteCounter &counter;
   std::string deviceName;

@@ -3,8 +3,10 @@
 // call(): each argument is uploaded (the device decides whether that is a
 // descriptor over the host tensor's buffer or a copy), the peak is reset so
 // that it counts what compiled code allocates from here, the packed entry
-// runs, each result is read into a host tensor, and every block of the
-// hooks among the arguments' and results' is freed once.
+// runs, each result becomes a host tensor (taking over its block where the
+// device's memory is the host's and the result fills it alone, else a copy),
+// and every other block of the hooks among the arguments' and results' is
+// freed once.
 //
 // runSplit(): arguments and cotangents are uploaded before the measurement
 // starts. After @f_fwd the primal outputs go to the host and their blocks
@@ -40,6 +42,7 @@ public:
   ~Blocks() { releaseAll(); }
 
   void add(void *block) { blocks.insert(block); }
+  bool contains(void *block) const { return blocks.count(block) != 0; }
   /// Leaves `block` to another owner.
   void erase(void *block) { blocks.erase(block); }
   /// Leaves every block of `owner` to it.
@@ -60,10 +63,24 @@ private:
 };
 
 std::vector<Tensor> CompiledModule::downloadAll(llvm::ArrayRef<mlir::RankedTensorType> types,
-                                                llvm::ArrayRef<MemRefDescriptor> descriptors) {
+                                                llvm::ArrayRef<MemRefDescriptor> descriptors,
+                                                Blocks *owned) {
   std::vector<Tensor> tensors;
-  for (auto [type, descriptor] : llvm::zip(types, descriptors))
+  for (auto [type, descriptor] : llvm::zip(types, descriptors)) {
+    void *block = descriptor.allocated();
+    int64_t bytes = type.getNumElements() *
+                    interp::getElementByteWidth(*interp::getElementKind(type.getElementType()));
+    bool whole = owned && block && owned->contains(block) && descriptor.aligned() == block &&
+                 descriptor.offset() == 0 && descriptor.isContiguous(type) &&
+                 counter.sizeOf(block) >= bytes;
+    if (whole)
+      if (std::optional<Tensor> adopted = adopt(type, descriptor)) {
+        owned->erase(block);
+        tensors.push_back(std::move(*adopted));
+        continue;
+      }
     tensors.push_back(download(type, descriptor));
+  }
   return tensors;
 }
 
@@ -146,7 +163,7 @@ llvm::FailureOr<CallResult> CompiledModule::call(llvm::StringRef name,
   out.stats.peakBytes = counter.peak() - before;
   if (failed(ran))
     return failure();
-  out.results = downloadAll(sig->results, results);
+  out.results = downloadAll(sig->results, results, &blocks);
   if (failed(checkDevice("reading the results of @" + name)))
     return failure();
   return out;
@@ -248,7 +265,7 @@ llvm::FailureOr<SplitResult> CompiledModule::runSplit(llvm::StringRef base,
   out.peakBytes = counter.peak() - before;
   if (failed(ranBwd))
     return failure();
-  out.gradients = downloadAll(bwd->results, bwdResults);
+  out.gradients = downloadAll(bwd->results, bwdResults, &blocks);
   if (failed(checkDevice("reading the results of @" + bwdName)))
     return failure();
   return out;

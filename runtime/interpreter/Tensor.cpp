@@ -9,6 +9,8 @@
 
 #include "runtime/interpreter/Tensor.h"
 
+#include <functional>
+
 #include "mlir/IR/Diagnostics.h"
 
 #include "llvm/ADT/APFloat.h"
@@ -48,20 +50,36 @@ MemoryScope::MemoryScope(std::shared_ptr<MemoryCounter> counter)
 MemoryScope::~MemoryScope() { currentCounter = std::move(previous); }
 
 /// A byte buffer that reports its size to the counter current at its birth.
+/// The bytes of one or more Tensors: owned (and counted by the current
+/// MemoryScope), or adopted from a runtime, which counts them itself and is
+/// handed them back when the last Tensor goes.
 struct Tensor::Buffer {
   std::vector<char> bytes;
   std::shared_ptr<MemoryCounter> counter;
+  char *adopted = nullptr;
+  size_t adoptedSize = 0;
+  std::function<void(char *)> release;
 
   explicit Buffer(std::vector<char> init) : bytes(std::move(init)), counter(currentCounter) {
     if (counter)
       counter->allocate(static_cast<int64_t>(bytes.size()));
   }
+  Buffer(char *adopted, size_t size, std::function<void(char *)> release)
+      : adopted(adopted), adoptedSize(size), release(std::move(release)) {}
   ~Buffer() {
     if (counter)
       counter->release(static_cast<int64_t>(bytes.size()));
+    if (adopted && release)
+      release(adopted);
   }
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;
+
+  char *data() { return adopted ? adopted : bytes.data(); }
+  /// An owned copy of the bytes.
+  std::vector<char> copy() {
+    return adopted ? std::vector<char>(adopted, adopted + adoptedSize) : bytes;
+  }
 };
 
 //===----------------------------------------------------------------------===//
@@ -236,16 +254,22 @@ mlir::DenseElementsAttr Tensor::toAttr() const {
 
 int64_t Tensor::getByteSize() const { return getNumElements() * getElementByteWidth(kind); }
 
-const char *Tensor::data() const { return buffer->bytes.data(); }
+const char *Tensor::data() const { return buffer->data(); }
 
 char *Tensor::data() {
   if (buffer.use_count() > 1)
-    buffer = std::make_shared<Buffer>(buffer->bytes);
-  return buffer->bytes.data();
+    buffer = std::make_shared<Buffer>(buffer->copy());
+  return buffer->data();
 }
 
-Tensor Tensor::clone() const {
-  return Tensor(type, std::make_shared<Buffer>(buffer->bytes));
+Tensor Tensor::clone() const { return Tensor(type, std::make_shared<Buffer>(buffer->copy())); }
+
+Tensor Tensor::adopt(mlir::RankedTensorType type, char *bytes,
+                     std::function<void(char *)> release) {
+  Tensor t(type, nullptr);
+  t.buffer = std::make_shared<Buffer>(bytes, static_cast<size_t>(t.getByteSize()),
+                                      std::move(release));
+  return t;
 }
 
 Tensor Tensor::withType(mlir::RankedTensorType newType) const { return Tensor(newType, buffer); }

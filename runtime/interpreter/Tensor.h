@@ -22,6 +22,7 @@
 #include "llvm/Support/LogicalResult.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 namespace cotangent::interp {
@@ -79,6 +80,13 @@ public:
   static Tensor fromInts(mlir::RankedTensorType type, llvm::ArrayRef<int64_t> values);
   /// The tensor holding `attr`'s elements (splats are expanded).
   static Tensor fromAttr(mlir::DenseElementsAttr attr);
+
+  /// A tensor of `type` over `bytes` (row-major, getByteSize() of them) that
+  /// it does not allocate: `release(bytes)` runs when the last Tensor sharing
+  /// them is gone, and the first write through a shared one copies them. A
+  /// runtime hands over a result's block this way instead of copying it.
+  static Tensor adopt(mlir::RankedTensorType type, char *bytes,
+                      std::function<void(char *)> release);
 
   /// The elements as a dense attribute, for printing and FileCheck.
   mlir::DenseElementsAttr toAttr() const;
