@@ -22,6 +22,7 @@
 #include "passes/Passes.h"
 #include "runtime/cpu/BlasCore.h"
 #include "runtime/cpu/CpuRuntime.h"
+#include "runtime/cpu/OneDnnMatmul.h"
 #include "runtime/cpu/Threads.h"
 #include "runtime/host/JitEngine.h"
 #include "runtime/host/SplitContract.h"
@@ -372,6 +373,9 @@ int main(int argc, char **argv) {
       cl::init(1));
   threads = &threadsOpt;
   ::cotangent::tools::setUpCommandLine(toolOptions);
+  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
+    os << "CPU matmuls: " << ::cotangent::cpu::matmulLibraryName() << "\n";
+  });
   cl::ParseCommandLineOptions(argc, argv, "Cotangent: run jx functions compiled for the CPU\n");
 
   DialectRegistry registry;
