@@ -121,9 +121,10 @@ def JxRematPass : Pass<"jx-remat", "mlir::ModuleOp"> {
     keeps every residual the VJP made, as `jax.grad` does without a
     checkpoint. `min_residual_bytes` keeps the fewest bytes from which
     elementwise ops and views rebuild the rest, which is what XLA's fusions
-    recompute on their own and what PyTorch's min-cut partitioner keeps; the
-    tools (`cotangent-run --vjp`, the tracer's `Split`, the bench) use it
-    unless told otherwise. A pair with a `memory_budget` region keeps every
+    recompute on their own and what PyTorch's min-cut partitioner keeps;
+    where Cotangent compiles a step (`cotangent-run --vjp`, the bench) it is
+    the default (`kCompileDefaultPolicy`), while the tracer's `Split` keeps
+    the pass's default unless `SplitOptions::defaultPolicy` says otherwise. A pair with a `memory_budget` region keeps every
     residual outside its regions: its solve plans the whole pair.
   }];
   let options = [

@@ -100,7 +100,7 @@ protected:
   }
   /// A host tensor that takes over `descriptor`'s block (a result compiled
   /// code wrote, contiguous from the block's start, which nothing else
-  /// holds), freeing it through the hooks when the tensor goes; nullopt
+  /// holds) and hands it back to the runtime when the tensor goes; nullopt
   /// where the device's memory is not the host's (then download() copies).
   virtual std::optional<Tensor> adopt(mlir::RankedTensorType type,
                                       const MemRefDescriptor &descriptor) {
@@ -139,9 +139,9 @@ private:
   /// Uploads `tensors`, each copy's block added to `blocks`.
   llvm::LogicalResult uploadAll(llvm::ArrayRef<Tensor> tensors, std::vector<MemRefDescriptor> &into,
                                 Blocks &blocks);
-  /// Host tensors of `types` from `descriptors`, in order: each block of
-  /// `owned` a result starts and fills is adopted (and left by `owned`),
-  /// once; the others are downloaded.
+  /// Host tensors of `types` from `descriptors`, in order: a block of
+  /// `owned` that a result views contiguously from its start is adopted (and
+  /// left by `owned`), once; the others are downloaded.
   std::vector<Tensor> downloadAll(llvm::ArrayRef<mlir::RankedTensorType> types,
                                   llvm::ArrayRef<MemRefDescriptor> descriptors,
                                   Blocks *owned = nullptr);

@@ -68,12 +68,9 @@ std::vector<Tensor> CompiledModule::downloadAll(llvm::ArrayRef<mlir::RankedTenso
   std::vector<Tensor> tensors;
   for (auto [type, descriptor] : llvm::zip(types, descriptors)) {
     void *block = descriptor.allocated();
-    int64_t bytes = type.getNumElements() *
-                    interp::getElementByteWidth(*interp::getElementKind(type.getElementType()));
-    bool whole = owned && block && owned->contains(block) && descriptor.aligned() == block &&
-                 descriptor.offset() == 0 && descriptor.isContiguous(type) &&
-                 counter.sizeOf(block) >= bytes;
-    if (whole)
+    bool fromStart = owned && block && owned->contains(block) && descriptor.aligned() == block &&
+                     descriptor.offset() == 0 && descriptor.isContiguous(type);
+    if (fromStart)
       if (std::optional<Tensor> adopted = adopt(type, descriptor)) {
         owned->erase(block);
         tensors.push_back(std::move(*adopted));

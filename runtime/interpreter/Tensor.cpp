@@ -9,8 +9,6 @@
 
 #include "runtime/interpreter/Tensor.h"
 
-#include <functional>
-
 #include "mlir/IR/Diagnostics.h"
 
 #include "llvm/ADT/APFloat.h"
@@ -49,9 +47,8 @@ MemoryScope::MemoryScope(std::shared_ptr<MemoryCounter> counter)
 
 MemoryScope::~MemoryScope() { currentCounter = std::move(previous); }
 
-/// A byte buffer that reports its size to the counter current at its birth.
-/// The bytes of one or more Tensors: owned (and counted by the current
-/// MemoryScope), or adopted from a runtime, which counts them itself and is
+/// The bytes of one or more Tensors: owned (and counted by the MemoryScope
+/// current at its birth), or adopted from a runtime, which counts them itself and is
 /// handed them back when the last Tensor goes.
 struct Tensor::Buffer {
   std::vector<char> bytes;
