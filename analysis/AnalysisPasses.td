@@ -29,10 +29,18 @@ def JxPrintMemoryPlanPass : Pass<"jx-print-memory-plan", "mlir::ModuleOp"> {
     branch on tensor data (`jx.cond`) is followed both ways and the largest
     peak is reported, with the smallest beside it. `format=json` (or `=json`)
     prints JSON; `timeline=false` leaves the timeline out. The IR is unchanged.
+
+    `target=cuda` predicts the device memory of the GPU runtime instead
+    (`cotangent-run --target=cuda --split` measures it): the module is lowered
+    to buffers as `jx-to-nvvm` lowers it, a residual the policy offloads
+    (`pinned_host`) leaves the count once it is copied out, and the backward's
+    copy back counts from where it is made.
   }];
   let options = [
     Option<"format", "format", "std::string", /*default=*/"\"text\"",
            "Output format: text or json">,
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "The runtime whose memory is predicted: cpu or cuda">,
     Option<"json", "json", "bool", /*default=*/"false",
            "Shorthand for format=json: --jx-print-memory-plan=json">,
     Option<"timeline", "timeline", "bool", /*default=*/"true",

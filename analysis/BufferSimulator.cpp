@@ -3,6 +3,7 @@
 #include "analysis/BufferSimulator.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -71,8 +72,10 @@ bool compare(arith::CmpIPredicate p, int64_t a, int64_t b, Type t) {
 bool touchesAllocations(Operation *op) {
   return op
       ->walk([](Operation *nested) {
-        return isa<memref::AllocOp, memref::DeallocOp, func::CallOp>(nested) ? WalkResult::interrupt()
-                                                                            : WalkResult::advance();
+        return isa<memref::AllocOp, memref::DeallocOp, gpu::AllocOp, gpu::DeallocOp, func::CallOp>(
+                   nested)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
       })
       .wasInterrupted();
 }
@@ -114,7 +117,9 @@ int BufferSimulator::allocate(Operation *op, MemRefType type, ArrayRef<int64_t> 
   Type e = type.getElementType();
   if (sizes.size() <= 1 && (e.isIndex() || isa<IntegerType>(e)) && n <= 4096)
     b.contents.assign(n, std::nullopt);
-  bool counted = isa<memref::AllocOp>(op);
+  // Pinned host memory (gpu.alloc host_shared) is not the device's.
+  auto gpuAlloc = dyn_cast<gpu::AllocOp>(op);
+  bool counted = isa<memref::AllocOp>(op) || (gpuAlloc && !gpuAlloc.getHostShared());
   b.counted = counted;
   b.live = true;
   blocks.push_back(std::move(b));
@@ -191,6 +196,8 @@ LogicalResult BufferSimulator::step(Operation *op, Env &env, int depth) {
     return stepLinalg(op, env);
   if (isa<arith::ArithDialect>(op->getDialect()))
     return stepArith(op, env);
+  if (isa<gpu::AllocOp, gpu::DeallocOp>(op))
+    return stepGpuMemory(op, env);
   // Everything else computes on tensor data: its results are unknown.
   if (touchesAllocations(op))
     return op->emitError("memory plan: cannot simulate the allocations inside '")
@@ -301,6 +308,21 @@ LogicalResult BufferSimulator::stepControlFlow(Operation *op, Env &env, int dept
   if (failed(run(*region, {}, {}, env, yielded, depth + 1)))
     return failure();
   bindResults(sw.getResults(), yielded);
+  return success();
+}
+
+LogicalResult BufferSimulator::stepGpuMemory(Operation *op, Env &env) {
+  if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
+    MemRefType type = alloc.getMemref().getType();
+    if (!type.hasStaticShape() || !elementBytes(type.getElementType()))
+      return op->emitError("memory plan: cannot size the allocation ") << type;
+    env[alloc.getMemref()] = {allocate(op, type, type.getShape()), std::nullopt};
+    return success();
+  }
+  int b = env.lookup(cast<gpu::DeallocOp>(op).getMemref()).block;
+  if (b < 0)
+    return op->emitError("memory plan: cannot tell which block is freed");
+  release(b);
   return success();
 }
 

@@ -1,6 +1,7 @@
 //===- BufferSimulator.h - abstract execution over allocations --*- C++ -*-===//
 //
-// Runs functions of a bufferized module (memref, scf, arith, func, linalg)
+// Runs functions of a bufferized module (memref, scf, arith, func, linalg,
+// the GPU's allocations)
 // without their data: every memref.alloc is a block with a size, every
 // memref.dealloc frees one, views keep their block, and integer, index and
 // boolean values are computed exactly, including those stored in and loaded
@@ -82,6 +83,8 @@ private:
   LogicalResult stepControlFlow(Operation *op, Env &env, int depth);
   LogicalResult stepMemRef(Operation *op, Env &env);
   LogicalResult stepArith(Operation *op, Env &env);
+  /// gpu.alloc (pinned host memory when host_shared: not counted) and gpu.dealloc.
+  LogicalResult stepGpuMemory(Operation *op, Env &env);
   /// Evaluates a linalg op on 0-d integer buffers, or forgets what it writes.
   LogicalResult stepLinalg(Operation *op, Env &env);
   /// The tracked contents element `v`'s view holds at `indices`, if known.

@@ -1,14 +1,14 @@
 //===- JxPrintMemoryPlan.cpp - the predicted memory of each split ---------===//
 //
 // Prints the memory plan (MemoryPlan.h) of every forward/backward pair: the
-// peak the CPU runtime will reach, what is live at it, and the timeline.
+// peak the CPU (or GPU) runtime will reach, what is live at it, and the timeline.
 //
 //===----------------------------------------------------------------------===//
 
 #include "analysis/AnalysisPasses.h"
 #include "analysis/MemoryPlan.h"
 
-#include "conversion/llvm/LoweringPasses.h"
+#include "conversion/nvvm/GpuPasses.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -31,7 +31,7 @@ struct JxPrintMemoryPlanPass
   /// creates must be loaded before the pass manager starts.
   void getDependentDialects(DialectRegistry &registry) const override {
     OpPassManager pm(ModuleOp::getOperationName());
-    buildJxToBuffersPipeline(pm, BufferizationOptions{});
+    buildJxToDeviceBuffersPipeline(pm); // the CPU's pipeline and one pass more
     pm.getDependentDialects(registry);
   }
 
@@ -42,13 +42,19 @@ struct JxPrintMemoryPlanPass
                          << "'; expected text or json";
       return signalPassFailure();
     }
+    if (target != "cpu" && target != "cuda") {
+      module.emitError() << "--jx-print-memory-plan: unknown target '" << target
+                         << "'; expected cpu or cuda";
+      return signalPassFailure();
+    }
     std::string error;
     auto file = openOutputFile(output, &error);
     if (!file) {
       module.emitError() << "--jx-print-memory-plan: " << error;
       return signalPassFailure();
     }
-    FailureOr<std::vector<MemoryPlan>> plans = predictMemoryPlans(module);
+    FailureOr<std::vector<MemoryPlan>> plans = predictMemoryPlans(
+        module, "", target == "cuda" ? MemoryPlanTarget::Cuda : MemoryPlanTarget::Cpu);
     if (failed(plans))
       return signalPassFailure();
     if (plans->empty()) {

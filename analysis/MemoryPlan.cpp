@@ -4,6 +4,7 @@
 #include "analysis/BufferSimulator.h"
 
 #include "conversion/llvm/LoweringPasses.h"
+#include "conversion/nvvm/GpuPasses.h"
 #include "dialects/jx/JxSplit.h"
 #include "passes/report/Residuals.h"
 
@@ -23,9 +24,24 @@ namespace {
 /// Paths through data-dependent branches followed before giving up.
 constexpr int kMaxPaths = 64;
 
+const char *targetName(MemoryPlanTarget target) {
+  return target == MemoryPlanTarget::Cuda ? "the GPU runtime" : "the CPU runtime";
+}
+
+/// The runtime's own lowering, up to buffers.
+void addPlanPipeline(OpPassManager &pm, MemoryPlanTarget target) {
+  if (target == MemoryPlanTarget::Cuda)
+    buildJxToDeviceBuffersPipeline(pm);
+  else
+    buildJxToBuffersPipeline(pm, BufferizationOptions{});
+}
+
 /// Runs @fwd then @bwd the way CompiledModule::runSplit does.
+/// A residual the device offloads (`offloaded[i]`, on the GPU runtime) waits
+/// in pinned host memory: its device block goes with the outputs, and the
+/// backward receives a block it does not count.
 LogicalResult runSplit(BufferSimulator &sim, func::FuncOp fwd, func::FuncOp bwd,
-                       unsigned numOutputs, int64_t &residualBytes,
+                       unsigned numOutputs, ArrayRef<bool> offloaded, int64_t &residualBytes,
                        int64_t &argumentResidualBytes, int64_t &backwardPeak) {
   SmallVector<AbstractValue> args, results;
   llvm::DenseSet<int> argumentBlocks;
@@ -38,6 +54,12 @@ LogicalResult runSplit(BufferSimulator &sim, func::FuncOp fwd, func::FuncOp bwd,
   llvm::DenseSet<int> held;
   argumentResidualBytes = 0;
   for (auto [i, r] : llvm::enumerate(ArrayRef(results).drop_front(numOutputs))) {
+    if (offloaded[i]) {
+      // The copy's source: freed with the outputs unless something held shares it.
+      if (r.block >= 0 && sim.blocks[r.block].role.empty())
+        sim.blocks[r.block].role = "offloaded " + std::to_string(i);
+      continue;
+    }
     held.insert(r.block);
     if (argumentBlocks.contains(r.block))
       argumentResidualBytes += sim.blocks[r.block].bytes;
@@ -45,17 +67,25 @@ LogicalResult runSplit(BufferSimulator &sim, func::FuncOp fwd, func::FuncOp bwd,
       sim.blocks[r.block].role = "residual " + std::to_string(i);
   }
   // The outputs are read, then freed unless a residual is the same block.
+  llvm::DenseSet<int> released;
   for (auto [i, r] : llvm::enumerate(ArrayRef(results).take_front(numOutputs)))
-    if (!held.contains(r.block)) {
+    if (!held.contains(r.block) && released.insert(r.block).second) {
       if (r.block >= 0 && sim.blocks[r.block].role.empty())
         sim.blocks[r.block].role = "output " + std::to_string(i);
       sim.release(r.block);
     }
+  SmallVector<AbstractValue> bwdArgs(results.begin() + numOutputs, results.end());
+  for (auto [i, r] : llvm::enumerate(bwdArgs)) {
+    if (!offloaded[i])
+      continue;
+    if (!held.contains(r.block) && released.insert(r.block).second)
+      sim.release(r.block);
+    r = {sim.external(cast<MemRefType>(bwd.getArgumentTypes()[i])), std::nullopt};
+  }
   residualBytes = sim.live + argumentResidualBytes;
   size_t backwardStart = sim.timeline.size();
   backwardPeak = sim.live;
 
-  SmallVector<AbstractValue> bwdArgs(results.begin() + numOutputs, results.end());
   for (Type t : bwd.getArgumentTypes().drop_front(bwdArgs.size()))
     bwdArgs.push_back({sim.external(cast<MemRefType>(t)), std::nullopt});
   SmallVector<AbstractValue> gradients;
@@ -87,7 +117,7 @@ MemoryPlan planOf(const BufferSimulator &sim) {
 
 /// Follows every outcome of the data-dependent branches (up to kMaxPaths).
 FailureOr<MemoryPlan> planSplit(ModuleOp lowered, func::FuncOp fwd, func::FuncOp bwd,
-                                unsigned numOutputs) {
+                                unsigned numOutputs, ArrayRef<bool> offloaded) {
   std::vector<std::vector<bool>> work{{}};
   MemoryPlan best;
   int paths = 0;
@@ -97,8 +127,8 @@ FailureOr<MemoryPlan> planSplit(ModuleOp lowered, func::FuncOp fwd, func::FuncOp
     work.pop_back();
     BufferSimulator sim(lowered, prefix);
     int64_t residualBytes = 0, argumentResidualBytes = 0, backwardPeak = 0;
-    if (failed(runSplit(sim, fwd, bwd, numOutputs, residualBytes, argumentResidualBytes,
-                        backwardPeak)))
+    if (failed(runSplit(sim, fwd, bwd, numOutputs, offloaded, residualBytes,
+                        argumentResidualBytes, backwardPeak)))
       return failure();
     ++paths;
     for (size_t j = prefix.size(); j < sim.taken.size(); ++j) {
@@ -126,8 +156,8 @@ FailureOr<MemoryPlan> planSplit(ModuleOp lowered, func::FuncOp fwd, func::FuncOp
 
 } // namespace
 
-FailureOr<std::vector<MemoryPlan>> mlir::cotangent::predictMemoryPlans(ModuleOp module,
-                                                                      StringRef only) {
+FailureOr<std::vector<MemoryPlan>>
+mlir::cotangent::predictMemoryPlans(ModuleOp module, StringRef only, MemoryPlanTarget target) {
   std::vector<MemoryPlan> plans;
   SmallVector<jx::SplitPair> pairs = jx::getSplitPairs(module);
   if (!only.empty())
@@ -136,9 +166,10 @@ FailureOr<std::vector<MemoryPlan>> mlir::cotangent::predictMemoryPlans(ModuleOp 
     return plans;
   OwningOpRef<ModuleOp> lowered = cast<ModuleOp>(module->clone());
   PassManager pm(module.getContext());
-  buildJxToBuffersPipeline(pm, BufferizationOptions{});
+  addPlanPipeline(pm, target);
   if (failed(pm.run(*lowered)))
-    return emitError(module.getLoc(), "memory plan: the module does not lower for the CPU"),
+    return emitError(module.getLoc(), "memory plan: the module does not lower for ")
+               << targetName(target),
            failure();
   for (jx::SplitPair pair : pairs) {
     auto fwd = lowered->lookupSymbol<func::FuncOp>(pair.fwd.getName());
@@ -147,11 +178,17 @@ FailureOr<std::vector<MemoryPlan>> mlir::cotangent::predictMemoryPlans(ModuleOp 
       return pair.fwd.emitError("memory plan: @")
                  << pair.fwd.getName() << " or its backward did not survive lowering",
              failure();
-    FailureOr<MemoryPlan> plan =
-        planSplit(*lowered, fwd, bwd, static_cast<unsigned>(jx::numPrimalResults(pair.fwd)));
+    auto numOutputs = static_cast<unsigned>(jx::numPrimalResults(pair.fwd));
+    // Only the GPU runtime offloads (the CPU holds every residual where it is).
+    SmallVector<bool> offloaded;
+    for (unsigned i = numOutputs, e = pair.fwd.getNumResults(); i < e; ++i)
+      offloaded.push_back(target == MemoryPlanTarget::Cuda &&
+                          jx::getResultMemoryKind(pair.fwd, i) == jx::kPinnedHost);
+    FailureOr<MemoryPlan> plan = planSplit(*lowered, fwd, bwd, numOutputs, offloaded);
     if (failed(plan))
       return failure();
     plan->name = jx::getSplitName(pair).str();
+    plan->target = target;
     plans.push_back(std::move(*plan));
   }
   return plans;
@@ -160,7 +197,7 @@ FailureOr<std::vector<MemoryPlan>> mlir::cotangent::predictMemoryPlans(ModuleOp 
 void mlir::cotangent::printMemoryPlan(const MemoryPlan &plan, llvm::raw_ostream &os,
                                       bool timeline) {
   os << "memory plan of @" << plan.name << " (@" << plan.name << "_fwd, then @" << plan.name
-     << "_bwd, on the CPU runtime)\n";
+     << "_bwd, on " << targetName(plan.target) << ")\n";
   os << "peak: " << plan.peakBytes << " bytes";
   if (plan.peakEvent >= 0)
     os << ", in @" << plan.blocks[plan.timeline[plan.peakEvent].block].function;
@@ -215,6 +252,8 @@ void mlir::cotangent::printMemoryPlansJson(llvm::ArrayRef<MemoryPlan> plans,
       events.push_back(std::move(event));
     }
     out.push_back(llvm::json::Object{{"function", plan.name},
+                                     {"target", plan.target == MemoryPlanTarget::Cuda ? "cuda"
+                                                                                      : "cpu"},
                                      {"peak_bytes", plan.peakBytes},
                                      {"min_peak_bytes", plan.minPeakBytes},
                                      {"residual_bytes", plan.residualBytes},

@@ -47,9 +47,16 @@ struct MemoryEvent {
   int64_t live;
 };
 
-/// The predicted memory of one @f_fwd/@f_bwd split on the CPU runtime.
+/// The runtime a plan is for: each lowers to buffers its own way (the GPU
+/// copies offloaded residuals back where the backward needs them) and
+/// counts its own memory (the GPU: device memory only, so an offloaded
+/// residual leaves the count once its copy is made).
+enum class MemoryPlanTarget { Cpu, Cuda };
+
+/// The predicted memory of one @f_fwd/@f_bwd split on a runtime.
 struct MemoryPlan {
   std::string name;          ///< f, of @f_fwd/@f_bwd
+  MemoryPlanTarget target = MemoryPlanTarget::Cpu;
   int64_t peakBytes = 0;     ///< the largest over all paths
   int64_t minPeakBytes = 0;  ///< the smallest over all paths
   /// The residuals' bytes between the two calls (on the peak's path): the
@@ -74,10 +81,12 @@ struct MemoryPlan {
 
 /// The memory plan of every split in `module` (jx IR after --jx-vjp and any
 /// --jx-remat), or only of the split named `only`, predicted on a clone
-/// lowered as the CPU runtime lowers it. Fails with a located diagnostic
+/// lowered as the `target` runtime lowers it. Fails with a located diagnostic
 /// where a plan cannot be predicted. The context must know the dialects and
 /// interfaces the lowering uses (the runtime's host::loweringRegistry()).
-FailureOr<std::vector<MemoryPlan>> predictMemoryPlans(ModuleOp module, StringRef only = "");
+FailureOr<std::vector<MemoryPlan>>
+predictMemoryPlans(ModuleOp module, StringRef only = "",
+                   MemoryPlanTarget target = MemoryPlanTarget::Cpu);
 
 /// Text: the peak, the blocks live at it, then the timeline (if asked).
 void printMemoryPlan(const MemoryPlan &plan, llvm::raw_ostream &os, bool timeline = true);

@@ -183,6 +183,29 @@ def JxFuseElementwisePass : Pass<"jx-fuse-elementwise", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
 }
 
+def JxElementwiseInPlacePass : Pass<"jx-elementwise-in-place", "mlir::func::FuncOp"> {
+  let summary = "Let an elementwise op write over an input that dies with it";
+  let description = [{
+    Runs on tensors, after fusion, before bufferization. A `linalg.generic`
+    whose loops are all parallel, that writes a fresh `tensor.empty` through
+    an identity map and does not read it, gets as its destination an input
+    it reads through an identity map, of the same type, that nothing else
+    uses, and whose buffer a linalg op of the same block wrote (through
+    reshapes); not an argument (the caller's), a constant, a call's result
+    or a value defined outside a loop the op is in. One-shot bufferization then writes the result into that
+    input's buffer, which dies there anyway: one buffer less at that point of
+    the program, as XLA's buffer assignment shares an operand's buffer with
+    an elementwise result.
+
+    ```mlir
+    %d = linalg.generic ... ins(%g, %h : ...) outs(%empty : ...)  // %g dies
+    // becomes
+    %d = linalg.generic ... ins(%g, %h : ...) outs(%g : ...)
+    ```
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
 def JxParallelLoopsPass : Pass<"jx-parallel-loops", "mlir::ModuleOp"> {
   let summary = "Run loops on OpenMP threads where the work pays for them";
   let description = [{

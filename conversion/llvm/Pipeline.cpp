@@ -63,6 +63,8 @@ void cotangent::buildJxToBuffersPipeline(OpPassManager &pm,
   if (options.canonicalize)
     pm.addPass(createCanonicalizerPass());
   pm.addPass(createJxFuseElementwisePass());
+  if (options.elementwiseInPlace)
+    pm.addNestedPass<func::FuncOp>(createJxElementwiseInPlacePass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.allowReturnAllocsFromLoops = true;

@@ -59,6 +59,11 @@ struct JxToNVVMOptions : public PassPipelineOptions<JxToNVVMOptions> {
                                   llvm::cl::init(256)};
 };
 
+/// Adds the first stage of `jx-to-nvvm` to `pm`: jx on tensors to buffers in
+/// device memory (offloaded residuals in pinned host memory), freed where the
+/// deallocation pipeline puts them. The device's memory plan is made on it.
+void buildJxToDeviceBuffersPipeline(OpPassManager &pm, bool cublas = true);
+
 /// Adds the `jx-to-nvvm` pipeline to `pm` (a pass manager on builtin.module).
 void buildJxToNVVMPipeline(OpPassManager &pm, const JxToNVVMOptions &options);
 

@@ -118,8 +118,52 @@ def JxGpuReloadResidualsPass
     op of the entry block that uses it: the backward gets the pinned buffer
     itself, and its device copy lives from the first use to the last, so an
     offloaded residual does not occupy device memory for the whole backward.
+    A residual whose one reader (through optimization barriers) is an
+    elementwise op gets no copy: that op's kernel reads the pinned buffer in
+    place, each element once, as the copy's kernel would, and the device
+    never holds it.
   }];
   let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+}
+
+def JxGpuOffloadResidualsPass
+    : Pass<"jx-gpu-offload-residuals", "mlir::func::FuncOp"> {
+  let summary = "Copy each offloaded residual to pinned host memory right after it is computed";
+  let description = [{
+    Runs on jx functions before bufferization, the forward's counterpart of
+    `jx-gpu-reload-residuals`. A result marked
+    `#jx.residual<memory_kind = "pinned_host">` (a forward's residual that is
+    to wait in pinned host memory) is returned as
+    `bufferization.alloc_tensor() copy(%value) {memory_space = "pinned_host"}`,
+    placed right after the op that computes the value (at the entry for an
+    argument). Its device buffer is then freed after its last use in the
+    forward, not held to the forward's end, so an offloaded residual never
+    adds to the forward's device peak beyond its own lifetime there.
+    `jx-gpu-pinned-host-buffers` lowers the copy after bufferization.
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
+}
+
+def JxGpuPinnedHostBuffersPass
+    : Pass<"jx-gpu-pinned-host-buffers", "mlir::ModuleOp"> {
+  let summary = "Allocate pinned_host buffers in pinned host memory and copy them with DMA";
+  let description = [{
+    Runs on buffers, after the deallocation pipeline. A function that
+    returns a copy of such a buffer in the default memory space (what
+    bufferizing its signature asks for) and frees the buffer returns the
+    buffer itself. A
+    `memref.alloc` in memory space `"pinned_host"` (from
+    `jx-gpu-offload-residuals`) becomes
+    `gpu.alloc host_shared` (the runtime's pinned host memory, which kernels
+    read through unified addressing and the device's byte count leaves out);
+    a `memref.copy` into or out of such a buffer becomes `gpu.memcpy` (the
+    runtime makes a copy to pinned memory on its offload stream). Then the
+    memory space is dropped from every type, function signatures included:
+    compiled code and the runtimes see plain memrefs; the deallocation
+    pipeline then frees a pinned buffer the function does not return like
+    any other (the runtime's free knows pinned memory).
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
 
 def JxGpuInterchangeReductionsPass

@@ -2,9 +2,11 @@
 //
 // jx IR to host LLVM dialect that runs its loops as NVVM kernels:
 //
-//   jx-gpu-reload-residuals
-//                          an offloaded residual is copied to the device
-//                          right before its first use in the backward
+//   jx-gpu-offload-residuals, jx-gpu-reload-residuals
+//                          an offloaded residual is copied to pinned host
+//                          memory right after the forward computes it, and
+//                          back to the device right before its first use
+//                          in the backward
 //   inline, jx-to-linalg, canonicalize, linalg-fuse-elementwise-ops
 //                          as for the CPU: a chain of elementwise ops is one
 //                          linalg.generic, hence one kernel
@@ -13,6 +15,8 @@
 //                          CUDA runtime binds to cuBLAS (cublas=false keeps
 //                          them as loops, hence kernels)
 //   buffer-deallocation-pipeline, convert-bufferization-to-memref
+//   jx-gpu-pinned-host-buffers (pinned buffers become gpu.alloc host_shared,
+//                          copies into and out of them gpu.memcpy)
 //   jx-gpu-interchange-reductions (kept dimensions before reduced ones),
 //   convert-linalg-to-parallel-loops, jx-gpu-kernelize-host-code (what host
 //                          code did to buffers moves into kernels),
@@ -62,13 +66,18 @@ std::string cotangent::defaultCudaToolkitPath() {
   return "/usr/local/cuda";
 }
 
-void cotangent::buildJxToNVVMPipeline(OpPassManager &pm, const JxToNVVMOptions &options) {
-  // Tensors to buffers, as for the CPU; canonicalized first (parallel loops
-  // map better), buffers freed where the deallocation pipeline puts them.
-  // Offloaded residuals come back where the backward first needs them.
+void cotangent::buildJxToDeviceBuffersPipeline(OpPassManager &pm, bool cublas) {
+  // Offloaded residuals leave the device once computed and come back where
+  // the backward first needs them.
+  pm.addNestedPass<func::FuncOp>(createJxGpuOffloadResidualsPass());
   pm.addNestedPass<func::FuncOp>(createJxGpuReloadResidualsPass());
-  // The same buffers as on the CPU (so the same peak): only the BLAS differs.
-  buildJxToBuffersPipeline(pm, BufferizationOptions{.blas = options.cublas});
+  // The same buffers as on the CPU otherwise: only the BLAS differs.
+  buildJxToBuffersPipeline(pm, BufferizationOptions{.blas = cublas});
+  pm.addPass(createJxGpuPinnedHostBuffersPass());
+}
+
+void cotangent::buildJxToNVVMPipeline(OpPassManager &pm, const JxToNVVMOptions &options) {
+  buildJxToDeviceBuffersPipeline(pm, options.cublas);
 
   // Parallel loops to kernels.
   pm.addNestedPass<func::FuncOp>(createJxGpuInterchangeReductionsPass());

@@ -6,7 +6,9 @@
 // the offload would not lower the device peak. Instead the backward
 // receives the pinned buffer itself (device code reads it through unified
 // addressing) and makes its own device copy right before the first use;
-// the deallocation pipeline frees it after the last, like any buffer.
+// the deallocation pipeline frees it after the last, like any buffer. A
+// residual that one elementwise op reads gets no copy: that op's kernel
+// reads the pinned buffer, once, as the copy's kernel would have.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +27,28 @@ using namespace mlir;
 
 namespace {
 
+/// True if one elementwise op (through optimization barriers) is all that
+/// reads `arg`: its kernel loads each element once, through unified
+/// addressing, as a copy's kernel would, so the copy would only add a
+/// device buffer. Anything else (a matmul reads its operands many times)
+/// gets a device copy.
+bool readsInPlace(Value arg) {
+  Value v = arg;
+  while (v.hasOneUse()) {
+    Operation *user = *v.getUsers().begin();
+    if (user->getBlock() != arg.getParentBlock())
+      return false;
+    if (auto barrier = dyn_cast<jx::OptimizationBarrierOp>(user)) {
+      if (barrier->getNumResults() != 1)
+        return false;
+      v = barrier->getResult(0);
+      continue;
+    }
+    return user->hasTrait<OpTrait::Elementwise>();
+  }
+  return false;
+}
+
 class JxGpuReloadResidualsPass
     : public cotangent::impl::JxGpuReloadResidualsPassBase<JxGpuReloadResidualsPass> {
 public:
@@ -34,13 +58,15 @@ public:
       return;
     Block &entry = fn.getBody().front();
     for (BlockArgument arg : fn.getArguments()) {
-      if (jx::getArgMemoryKind(fn, arg.getArgNumber()) != "pinned_host" || arg.use_empty())
+      if (jx::getArgMemoryKind(fn, arg.getArgNumber()) != jx::kPinnedHost || arg.use_empty())
         continue;
       auto type = dyn_cast<RankedTensorType>(arg.getType());
       if (!type) {
         fn.emitError("an offloaded residual must be a ranked tensor, got ") << arg.getType();
         return signalPassFailure();
       }
+      if (readsInPlace(arg))
+        continue;
       // The first op of the entry block that uses the argument, itself or
       // in its regions.
       Operation *first = nullptr;

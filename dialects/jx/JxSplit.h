@@ -105,6 +105,10 @@ int64_t getTensorBytes(Type type);
 /// argument `index` of `bwd`.
 void setRequestedBy(func::FuncOp bwd, unsigned index, ArrayAttr stacks);
 
+/// The memory kind of a residual offloaded to page-locked host memory (the
+/// one kind a runtime offloads to; "device" or none means it stays).
+inline constexpr llvm::StringLiteral kPinnedHost = "pinned_host";
+
 /// The memory kind of result `index` of `fn` ("" unless offloaded).
 StringRef getResultMemoryKind(func::FuncOp fn, unsigned index);
 /// The memory kind of argument `index` of `fn` ("" unless offloaded).

@@ -16,7 +16,7 @@ using namespace mlir;
 namespace cotangent::host {
 
 MemoryKind memoryKindOfResult(func::FuncOp fn, unsigned index) {
-  return jx::getResultMemoryKind(fn, index) == "pinned_host" ? MemoryKind::PinnedHost
+  return jx::getResultMemoryKind(fn, index) == jx::kPinnedHost ? MemoryKind::PinnedHost
                                                              : MemoryKind::Device;
 }
 

@@ -7,10 +7,10 @@
 // RUN: cotangent-run %s --vjp --split --fn=same_operands --seed=1 | FileCheck %s --check-prefix=TWO-OPERANDS
 // RUN: cotangent-run %s --vjp --split --fn=same_operands --seed=2 | FileCheck %s --check-prefix=TWO-OPERANDS
 
-// One layer, tanh(x @ w), summed. The forward keeps tanh's output and both
-// arguments (by reference); the backward's peak holds that output, the
-// cotangent it makes, and the two gradients, each the block its BLAS call
-// writes (the weight gradient x^T g reads x transposed: no copy).
+// One layer, tanh(x @ w), summed. The forward keeps tanh's output (over the
+// matmul's dead block) and both arguments (by reference); the backward's peak
+// holds that output, the cotangent it makes, and the two gradients, each the
+// block its BLAS call writes (x^T g reads x transposed: no copy).
 func.func @layer(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<f32> {
   %h = jx.dot_general %x, %w, contracting_dims = [1] x [0], batch_dims = [] x []
          : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
@@ -24,16 +24,14 @@ func.func @layer(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<f32> {
 // CHECK-NEXT:  residuals held between the calls: 512 bytes (384 of them arguments, held without a copy)
 // CHECK-NEXT:  live at the peak: 4 blocks
 // CHECK-NEXT:         256  f32[1,8,8]     gradient 1   @layer_bwd {{.*}}jx-print-memory-plan.mlir:15
-// CHECK-NEXT:         128  f32[4,8]       residual 2   @layer_fwd {{.*}}jx-print-memory-plan.mlir:17
+// CHECK-NEXT:         128  f32[1,4,8]     residual 2   @layer_fwd {{.*}}jx-print-memory-plan.mlir:15
 // CHECK-NEXT:         128  f32[4,8]                    @layer_bwd {{.*}}jx-print-memory-plan.mlir:17
 // CHECK-NEXT:         128  f32[1,4,8]     gradient 0   @layer_bwd
-// CHECK-NEXT:  timeline: 9 events (bytes allocated or freed, then live)
-// The forward: the matmul's result, freed once tanh has read it; tanh's
-// output, the residual; the output, freed once read. The arguments x and w
-// are residuals held in the caller's buffers: no block of the forward's.
-// CHECK-NEXT:    +       128         128      f32[1,4,8] @layer_fwd
-// CHECK-NEXT:    +       128         256      f32[4,8]       residual 2   @layer_fwd
-// CHECK-NEXT:    -       128         128      f32[1,4,8] @layer_fwd
+// CHECK-NEXT:  timeline: 7 events (bytes allocated or freed, then live)
+// The forward: the matmul's result, which tanh overwrites, the residual;
+// the output, freed once read. The arguments x and w are residuals held in
+// the caller's buffers: no block of the forward's.
+// CHECK-NEXT:    +       128         128      f32[1,4,8]     residual 2   @layer_fwd
 // CHECK-NEXT:    +         4         132      f32[]          output 0     @layer_fwd
 // CHECK-NEXT:    -         4         128      f32[]          output 0     @layer_fwd
 // CHECK:         +       256         640 peak f32[1,8,8]     gradient 1   @layer_bwd
@@ -96,8 +94,9 @@ func.func @same_operands(%x: tensor<4xf64>) -> tensor<4xf64> {
 // JSON:      "min_peak_bytes": 640,
 // JSON-NEXT: "paths": 1,
 // JSON-NEXT: "peak_bytes": 640,
-// JSON-NEXT: "peak_event": 7,
+// JSON-NEXT: "peak_event": 5,
 // JSON-NEXT: "residual_bytes": 512,
+// JSON-NEXT: "target": "cpu",
 // JSON-NEXT: "timeline": [
 // JSON-NEXT:   {
 // JSON-NEXT:     "bytes": 128,
@@ -118,3 +117,18 @@ func.func @same_operands(%x: tensor<4xf64>) -> tensor<4xf64> {
 // TWO-OPERANDS:       residual bytes: 65
 // TWO-OPERANDS-NEXT:  peak bytes: {{190|169}}
 // TWO-OPERANDS-NEXT:  predicted peak bytes: 190 (the largest of 2 paths through data-dependent branches; the smallest 169)
+
+// The GPU runtime's device memory:
+// RUN: cotangent-opt %S/../gpu/Inputs/mlp-offload-all.mlir --jx-vjp --jx-remat --jx-print-memory-plan=timeline=false -o /dev/null | FileCheck %s --check-prefix=OFFLOAD-CPU
+// RUN: cotangent-opt %S/../gpu/Inputs/mlp-offload-all.mlir --jx-vjp --jx-remat --jx-print-memory-plan="target=cuda timeline=false" -o /dev/null | FileCheck %s --check-prefix=OFFLOAD-GPU
+// Three offloaded 8x32 dot outputs (1024 bytes each): held by the CPU, which
+// does not offload; on the GPU the forward copies each to pinned memory as it
+// is computed, the backward's tanh reads it there (no device copy), and the
+// peak is lower by exactly the three.
+// OFFLOAD-CPU:      on the CPU runtime
+// OFFLOAD-CPU-NEXT: peak: 17408 bytes, in @mlp_bwd
+// OFFLOAD-CPU:      1024  f32[1,8,32]    residual 4   @mlp_fwd
+// OFFLOAD-GPU:      memory plan of @mlp (@mlp_fwd, then @mlp_bwd, on the GPU runtime)
+// OFFLOAD-GPU-NEXT: peak: 14336 bytes, in @mlp_bwd
+// OFFLOAD-GPU-NEXT: residuals held between the calls: 13312 bytes (13312 of them arguments, held without a copy)
+// OFFLOAD-GPU-NOT:  residual 4

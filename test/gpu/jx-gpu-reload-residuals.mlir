@@ -1,4 +1,5 @@
 // RUN: cotangent-opt %s --jx-vjp --jx-remat | cotangent-opt --pass-pipeline="builtin.module(func.func(jx-gpu-reload-residuals))" | FileCheck %s
+// RUN: cotangent-opt %S/Inputs/mlp-offload-all.mlir --jx-vjp --jx-remat | cotangent-opt --pass-pipeline="builtin.module(func.func(jx-gpu-reload-residuals))" | FileCheck %s --check-prefix=IN-PLACE
 
 // Under the offload policy the named pre-activation "pre" waits in pinned
 // host memory; the backward copies it to the device right before its first
@@ -29,3 +30,14 @@ func.func @mlp(%x: tensor<8x16xf32>, %W1: tensor<16x32xf32>, %W2: tensor<32x4xf3
          : tensor<8x32xf32>, tensor<32x4xf32> -> tensor<8x4xf32>
   return %3 : tensor<8x4xf32>
 }
+
+// Each offloaded dot output of mlp-offload-all is read by one tanh (behind
+// its barrier): that kernel reads the pinned buffer itself, so no residual
+// gets a device copy.
+// IN-PLACE-LABEL: func.func @mlp_bwd
+// IN-PLACE-SAME:    %[[D:[a-z0-9]+]]: tensor<8x32xf32> {jx.residual = #jx.residual<memory_kind = "pinned_host">}
+// IN-PLACE-NOT:     bufferization.alloc_tensor
+// IN-PLACE:         %[[B:.*]] = jx.optimization_barrier %[[D]]
+// IN-PLACE-NEXT:    jx.tanh %[[B]]
+// IN-PLACE-NOT:     bufferization.alloc_tensor
+// IN-PLACE:         return
