@@ -31,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <memory>
 #include <vector>
 #include <mutex>
@@ -104,6 +105,14 @@ struct State {
   /// While a capture runs: the blocks allocated in it, and those freed.
   bool capturing = false;
   std::map<void *, int64_t> capturedAllocs;
+  /// Pinned blocks freed, by size, for the next allocation of that size:
+  /// pinning pages costs milliseconds, and a step offloads every time.
+  std::multimap<int64_t, void *> pinnedCache;
+  /// Pinned blocks a recorded step uses (allocated or freed while it was
+  /// recorded): its replays write them, so they wait for the graph's end.
+  std::vector<void *> capturedPinned;
+  std::set<void *> graphPinned;
+  std::map<void *, int64_t> pinnedSizes; ///< every pinned block ever made
   Profile profile;
 };
 
@@ -113,6 +122,7 @@ struct Graph {
   CUgraph graph = nullptr;
   CUgraphExec exec = nullptr;
   std::vector<std::pair<void *, int64_t>> leftovers;
+  std::vector<void *> pinned; ///< pinned blocks its replays use
 };
 
 /// Never destroyed: a step library's destructor (unloading its kernels)
@@ -397,6 +407,9 @@ extern "C" void *cotangent_cuda_alloc(uint64_t bytes) {
 extern "C" void cotangent_cuda_free(void *ptr) {
   if (!ptr)
     return;
+  // Compiled code frees its pinned buffers (gpu.alloc host_shared) like any.
+  if (cotangent_cuda_is_pinned(ptr))
+    return cotangent_cuda_host_free(ptr);
   if (!state().device.freed(ptr)) {
     setError("cotangent_cuda_free: not a block of cotangent_cuda_alloc");
     return;
@@ -429,6 +442,7 @@ extern "C" int cotangent_cuda_capture_begin(void) {
   std::lock_guard<std::recursive_mutex> lock(state().mutex);
   state().capturing = true;
   state().capturedAllocs.clear();
+  state().capturedPinned.clear();
   return 0;
 }
 
@@ -443,6 +457,7 @@ extern "C" void *cotangent_cuda_capture_end(void) {
     std::lock_guard<std::recursive_mutex> lock(state().mutex);
     state().capturing = false;
     leftovers.swap(state().capturedAllocs);
+    graph->pinned.swap(state().capturedPinned);
   }
   // What the capture allocated and kept is not memory yet: each launch
   // allocates it (at the same addresses) and counts it then.
@@ -477,6 +492,12 @@ extern "C" void cotangent_cuda_graph_destroy(void *handle) {
     check(d->cuGraphExecDestroy(graph->exec), "cuGraphExecDestroy");
     check(d->cuGraphDestroy(graph->graph), "cuGraphDestroy");
   }
+  {
+    std::lock_guard<std::recursive_mutex> lock(state().mutex);
+    for (void *p : graph->pinned)
+      if (state().graphPinned.erase(p) && state().pinned.sizeOf(p) < 0)
+        state().pinnedCache.emplace(state().pinnedSizes[p], p);
+  }
   delete graph;
 }
 
@@ -486,19 +507,48 @@ extern "C" void cotangent_cuda_graph_destroy(void *handle) {
 
 extern "C" void *cotangent_cuda_host_alloc(uint64_t bytes) {
   Driver *d = driver();
-  void *p = nullptr;
-  if (!d || !check(d->cuMemHostAlloc(&p, std::max<uint64_t>(bytes, 1), 0), "cuMemHostAlloc"))
+  if (!d)
     return nullptr;
-  state().pinned.allocated(p, static_cast<int64_t>(bytes));
+  std::lock_guard<std::recursive_mutex> lock(state().mutex);
+  State &st = state();
+  auto size = static_cast<int64_t>(bytes);
+  void *p = nullptr;
+  // A cached block of this size, unless a recorded step still uses it.
+  for (auto [it, end] = st.pinnedCache.equal_range(size); it != end; ++it)
+    if (!st.graphPinned.count(it->second)) {
+      p = it->second;
+      st.pinnedCache.erase(it);
+      break;
+    }
+  if (!p && !check(d->cuMemHostAlloc(&p, std::max<uint64_t>(bytes, 1), 0), "cuMemHostAlloc"))
+    return nullptr;
+  st.pinned.allocated(p, size);
+  st.pinnedSizes[p] = size;
+  if (st.capturing) {
+    st.capturedPinned.push_back(p);
+    st.graphPinned.insert(p);
+  }
   return p;
 }
 
 extern "C" void cotangent_cuda_host_free(void *ptr) {
-  Driver *d = driver();
-  if (!ptr || !d)
+  if (!ptr)
     return;
-  state().pinned.freed(ptr);
-  check(d->cuMemFreeHost(ptr), "cuMemFreeHost");
+  std::lock_guard<std::recursive_mutex> lock(state().mutex);
+  State &st = state();
+  if (!st.pinned.freed(ptr)) {
+    setError("cotangent_cuda_host_free: not a block of cotangent_cuda_host_alloc");
+    return;
+  }
+  if (st.capturing && st.graphPinned.insert(ptr).second)
+    st.capturedPinned.push_back(ptr);
+  // Kept for reuse; a block a recorded step uses goes back when its graph does.
+  if (!st.graphPinned.count(ptr))
+    st.pinnedCache.emplace(st.pinnedSizes[ptr], ptr);
+}
+
+extern "C" int cotangent_cuda_is_pinned(const void *ptr) {
+  return state().pinned.sizeOf(const_cast<void *>(ptr)) >= 0;
 }
 
 extern "C" int64_t cotangent_cuda_host_bytes(void) { return state().pinned.live(); }
@@ -737,14 +787,21 @@ extern "C" void cotangent_mgpuEventRecord(void *event, void *stream) {
     check(d->cuEventRecord(static_cast<CUevent>(event), asStream(stream)), "cuEventRecord");
 }
 
-extern "C" void *cotangent_mgpuMemAlloc(uint64_t bytes, void * /*stream*/, int8_t /*shared*/) {
-  // Counted and stream-ordered on the compute stream, like every block.
-  return cotangent_cuda_alloc(bytes);
+extern "C" void *cotangent_mgpuMemAlloc(uint64_t bytes, void * /*stream*/, int8_t shared) {
+  // host_shared: pinned host memory (an offloaded residual's copy), not
+  // counted as the device's; otherwise counted and stream-ordered on the
+  // compute stream, like every block.
+  return shared ? cotangent_cuda_host_alloc(bytes) : cotangent_cuda_alloc(bytes);
 }
 
 extern "C" void cotangent_mgpuMemFree(void *ptr, void * /*stream*/) { cotangent_cuda_free(ptr); }
 
 extern "C" void cotangent_mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
+  // Into pinned memory from the device: an offload, on the offload stream.
+  if (cotangent_cuda_is_pinned(dst) && !cotangent_cuda_is_pinned(src)) {
+    cotangent_cuda_offload(dst, src, bytes);
+    return;
+  }
   Driver *d = driver();
   if (d)
     check(d->cuMemcpyAsync(asDevice(dst), asDevice(src), bytes, asStream(stream)),

@@ -10,9 +10,10 @@
 // Calls: arguments are copied into counted device buffers; each call is
 // waited for (launches are asynchronous) and the driver's errors reported;
 // results are copied back to the host. A residual marked pinned_host is
-// copied to pinned host memory on the offload stream after @f_fwd, its
-// device block freed once the copy is done; @f_bwd takes the pinned buffer
-// and copies it back where it first needs it.
+// copied to pinned host memory by @f_fwd itself, right after it computes it
+// (jx-gpu-offload-residuals; a forward compiled otherwise has it copied on
+// the offload stream after it returns); @f_bwd takes the pinned buffer and
+// copies it back where it first needs it, or reads it in place.
 //
 //===----------------------------------------------------------------------===//
 
@@ -154,6 +155,9 @@ bool CudaModule::offloads(host::MemoryKind kind) const {
 llvm::FailureOr<host::MemRefDescriptor>
 CudaModule::offload(RankedTensorType type, const host::MemRefDescriptor &residual,
                     host::MemoryKind) {
+  // The forward copied it to pinned memory itself (jx-gpu-offload-residuals).
+  if (cotangent_cuda_is_pinned(residual.allocated()))
+    return residual;
   // A contiguous residual is copied as it is, on the offload stream; a
   // strided view goes through the host (rare: residuals are whole buffers).
   int64_t bytes = host::bufferBytes(type);

@@ -84,9 +84,15 @@ void *cotangent_cuda_capture_end(void);
 int cotangent_cuda_graph_launch(void *graph);
 void cotangent_cuda_graph_destroy(void *graph);
 
-/* Offload to pinned host memory. */
+/* Offload to pinned host memory. A freed block is kept for the next
+ * allocation of its size (pinning pages takes milliseconds; compiled code
+ * allocates its offloaded residuals' copies at every step); a block a
+ * recorded step allocated or freed is kept for that graph until it is
+ * destroyed. cotangent_cuda_free() of a pinned block frees it here. */
 void *cotangent_cuda_host_alloc(uint64_t bytes);
 void cotangent_cuda_host_free(void *ptr);
+/** Nonzero if `ptr` is a live block of cotangent_cuda_host_alloc. */
+int cotangent_cuda_is_pinned(const void *ptr);
 /** Pinned host bytes currently allocated. */
 int64_t cotangent_cuda_host_bytes(void);
 /** Copies a device block to pinned memory on the offload stream, after the

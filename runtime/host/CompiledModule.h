@@ -118,7 +118,8 @@ protected:
   /// memory; those that cannot stay with the other buffers.
   virtual bool offloads(MemoryKind kind) const { return false; }
   /// A copy of `residual`'s elements in the memory `kind` names, outside the
-  /// hooks' count; the residual's own block is freed by the caller.
+  /// hooks' count; the residual's own block is freed by the caller. The
+  /// residual itself where the forward already put it there.
   virtual llvm::FailureOr<MemRefDescriptor> offload(mlir::RankedTensorType type,
                                                     const MemRefDescriptor &residual,
                                                     MemoryKind kind);

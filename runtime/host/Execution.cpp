@@ -225,11 +225,14 @@ llvm::FailureOr<SplitResult> CompiledModule::runSplit(llvm::StringRef base,
       blocks.add(residual.allocated());
       continue;
     }
-    // The copy is made now; the residual's own block goes with `dropped`.
+    // The copy is made now; the residual's own block goes with `dropped`
+    // (unless the forward returned the copy itself).
     RankedTensorType type = fwd->results[numOutputs + i];
     auto copy = offload(type, residual, kind);
     if (failed(copy))
       return failure();
+    if (copy->allocated() == residual.allocated())
+      dropped.erase(residual.allocated());
     offloaded.push_back(*copy);
     out.offloadedBytes += bufferBytes(type);
     residual = std::move(*copy);

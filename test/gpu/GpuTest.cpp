@@ -4,7 +4,8 @@
 //  - without a device: every example's host code (jx-to-nvvm, then the JIT)
 //    compiles, and the runtime's entry points fail cleanly;
 //  - [device]: every example runs on the GPU and its results and peak device
-//    bytes match the CPU runtime's; the offloaded residual comes back intact.
+//    bytes match the CPU runtime's, and its split's the device's memory plan;
+//    the offloaded residual comes back intact.
 //    With `--device-tests` and no GPU the executable exits 77, which ctest
 //    reports as SKIPPED.
 //
@@ -13,12 +14,14 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
+#include "analysis/MemoryPlan.h"
 #include "dialects/jx/JxOps.h"
 #include "passes/Passes.h"
 #include "runtime/cpu/CpuRuntime.h"
 #include "runtime/cuda/CudaModule.h"
 #include "runtime/cuda/CudaRuntime.h"
 #include "runtime/cuda/KernelProfile.h"
+#include "runtime/host/JitEngine.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Parser/Parser.h"
@@ -64,6 +67,19 @@ std::vector<Tensor> randomArgs(func::FuncOp fn) {
   return args;
 }
 
+/// The memory plan of split `fnName` on `target`.
+mlir::cotangent::MemoryPlan plan(ModuleOp module, llvm::StringRef fnName,
+                                 mlir::cotangent::MemoryPlanTarget target) {
+  DialectRegistry registry;
+  ::cotangent::host::loweringRegistry().appendTo(registry);
+  module.getContext()->appendDialectRegistry(registry);
+  module.getContext()->loadAllAvailableDialects();
+  auto plans = mlir::cotangent::predictMemoryPlans(module, fnName, target);
+  REQUIRE(succeeded(plans));
+  REQUIRE(plans->size() == 1);
+  return plans->front();
+}
+
 void requireClose(const Tensor &a, const Tensor &b) {
   REQUIRE(a.getType() == b.getType());
   for (int64_t i = 0; i < a.getNumElements(); ++i)
@@ -80,6 +96,33 @@ TEST_CASE("host code of every example JIT-compiles without a device", "[host]") 
       auto module = load(ctx, name, vjp);
       REQUIRE(succeeded(::cotangent::cuda::compileHostCode(*module, "sm_90")));
     }
+}
+
+TEST_CASE("the device's memory plan: offloaded residuals leave it", "[host]") {
+  using mlir::cotangent::MemoryPlanTarget;
+  constexpr int64_t kDot = 8 * 32 * 4; // one offloaded f32[8,32]
+  for (auto [name, fnName] : llvm::zip(kInputs, kFunctions)) {
+    INFO(name);
+    MLIRContext ctx;
+    auto module = load(ctx, name, true);
+    auto cpu = plan(*module, fnName, MemoryPlanTarget::Cpu);
+    auto gpu = plan(*module, fnName, MemoryPlanTarget::Cuda);
+    if (std::string(name) == "mlp-offload") {
+      // The pre-activation leaves; its relu's backward reads it twice (the
+      // max and its derivative), so it comes back as a device copy.
+      CHECK(gpu.residualBytes == cpu.residualBytes - kDot);
+      CHECK(gpu.peakBytes <= cpu.peakBytes);
+    } else if (std::string(name) == "mlp-offload-all") {
+      // Each dot leaves as the forward computes it, and one tanh reads it
+      // back in place: the peak drops by all three.
+      CHECK(gpu.residualBytes == cpu.residualBytes - 3 * kDot);
+      CHECK(gpu.peakBytes == cpu.peakBytes - 3 * kDot);
+    } else {
+      CHECK(gpu.residualBytes == cpu.residualBytes);
+      CHECK(gpu.peakBytes == cpu.peakBytes);
+      CHECK(gpu.minPeakBytes == cpu.minPeakBytes);
+    }
+  }
 }
 
 TEST_CASE("without a device every entry fails cleanly", "[host]") {
@@ -177,14 +220,21 @@ TEST_CASE("the VJPs match the CPU path, offloaded residuals included", "[device]
     REQUIRE(succeeded(actual));
     for (auto [a, e] : llvm::zip(actual->gradients, expected->gradients))
       requireClose(a, e);
+    // The device's plan, predicted before the run (between its paths'
+    // smallest and largest where a jx.cond decides).
+    auto predicted = plan(*module, fnName, mlir::cotangent::MemoryPlanTarget::Cuda);
+    CHECK(actual->peakBytes <= predicted.peakBytes);
+    CHECK(actual->peakBytes >= predicted.minPeakBytes);
+    CHECK(actual->residualBytes <= predicted.maxResidualBytes);
+    CHECK(actual->residualBytes >= predicted.minResidualBytes);
     if (std::string(name) == "mlp-offload") {
       // The pre-activation f32[8,32] waits in pinned host memory.
       CHECK(actual->offloadedBytes == 8 * 32 * 4);
       CHECK(actual->residualBytes == expected->residualBytes - 8 * 32 * 4);
       CHECK(actual->peakBytes <= expected->peakBytes);
     } else if (std::string(name) == "mlp-offload-all") {
-      // Three f32[8,32] dots wait in pinned host memory and come back one at
-      // a time where the backward needs them: the peak drops by all three.
+      // Three f32[8,32] dots leave as the forward computes them and are read
+      // in place where the backward needs them: the peak drops by all three.
       CHECK(actual->offloadedBytes == 3 * 8 * 32 * 4);
       CHECK(actual->residualBytes == expected->residualBytes - 3 * 8 * 32 * 4);
       CHECK(actual->peakBytes == expected->peakBytes - 3 * 8 * 32 * 4);

@@ -304,10 +304,17 @@ public:
         kept.insert(residuals[i].allocated());
     for (const Descriptor &d : r.outputs)
       kept.insert(d.allocated());
+    std::vector<void *> ownPinned; // the forward's own copies, freed after the backward
     for (size_t i = 0; i < residuals.size(); ++i) {
       if (!fwd.pinnedHost[numOutputs + i])
         continue;
       const TensorType &type = fwd.results[numOutputs + i];
+      if (cotangent_cuda_is_pinned(residuals[i].allocated())) {
+        // Copied out by the forward itself as it computed it.
+        r.offloadedBytes += type.bytes();
+        ownPinned.push_back(residuals[i].allocated());
+        continue;
+      }
       if (!residuals[i].rowMajor())
         fail("an offloaded residual of " + fwd.name + " is not contiguous");
       if (!pinned[i] && !(pinned[i] = cotangent_cuda_host_alloc(type.bytes())))
@@ -348,6 +355,8 @@ public:
     for (void *block : residualBlocks)
       if (!resultBlocks.count(block) && !argBlocks.count(block))
         cotangent_cuda_free(block);
+    for (void *block : std::set<void *>(ownPinned.begin(), ownPinned.end()))
+      cotangent_cuda_host_free(block);
     return r;
   }
 
