@@ -53,8 +53,6 @@ struct BufferizationOptions {
   bool blas = true;
   /// Free each buffer right after its last use instead of at its block's end.
   bool hoistDeallocations = true;
-  /// Write an elementwise result over an input that dies with it.
-  bool elementwiseInPlace = true;
 };
 
 /// jx on tensors -> linalg -> fused -> buffers (one-shot bufferization,

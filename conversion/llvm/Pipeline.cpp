@@ -63,8 +63,7 @@ void cotangent::buildJxToBuffersPipeline(OpPassManager &pm,
   if (options.canonicalize)
     pm.addPass(createCanonicalizerPass());
   pm.addPass(createJxFuseElementwisePass());
-  if (options.elementwiseInPlace)
-    pm.addNestedPass<func::FuncOp>(createJxElementwiseInPlacePass());
+  pm.addNestedPass<func::FuncOp>(createJxElementwiseInPlacePass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.allowReturnAllocsFromLoops = true;
