@@ -210,6 +210,7 @@ TEST_CASE("the VJPs match the CPU path, offloaded residuals included", "[device]
       cotangents.push_back(
           Tensor::fromDoubles(type, std::vector<double>(type.getNumElements(), 1.0)));
     }
+    auto predicted = plan(*module, fnName, mlir::cotangent::MemoryPlanTarget::Cuda);
     auto cpu = ::cotangent::cpu::CpuModule::compile(*module);
     auto gpu = ::cotangent::cuda::CudaModule::compile(*module);
     REQUIRE(succeeded(cpu));
@@ -222,7 +223,6 @@ TEST_CASE("the VJPs match the CPU path, offloaded residuals included", "[device]
       requireClose(a, e);
     // The device's plan, predicted before the run (between its paths'
     // smallest and largest where a jx.cond decides).
-    auto predicted = plan(*module, fnName, mlir::cotangent::MemoryPlanTarget::Cuda);
     CHECK(actual->peakBytes <= predicted.peakBytes);
     CHECK(actual->peakBytes >= predicted.minPeakBytes);
     CHECK(actual->residualBytes <= predicted.maxResidualBytes);
