@@ -36,7 +36,8 @@ def main():
     ms = lambda r, k="median_ms": f"{r[k]:.3f}" if r and k in r else "-"
     ratio = lambda a, b: f"{a / b:.2f}" if a and b else "-"
     head = ("model", "ours FP32 ms", "JAX highest ms", "ratio", "ours TF32 ms", "JAX default ms",
-            "ratio", "our peak MiB", "XLA peak MiB", "ratio", "residual MiB", "offloaded MiB",
+            "ratio", "our peak MiB", "predicted MiB", "XLA peak MiB", "ratio", "residual MiB",
+            "offloaded MiB",
             "max rel diff", "ok")
     print(" | ".join(head))
     for r in rows:
@@ -45,7 +46,9 @@ def main():
         print(" | ".join([
             r["model"], ms(s), ms(jh), ratio(s.get("median_ms"), jh and jh["median_ms"]),
             ms(t), ms(jd), ratio(t.get("median_ms"), jd and jd["median_ms"]),
-            mib(s.get("peak_bytes")), mib(jh and jh["peak_bytes"]),
+            mib(s.get("peak_bytes")),
+            mib(s["predicted_peak_bytes"]) if s.get("predicted_peak_bytes", -1) >= 0 else "-",
+            mib(jh and jh["peak_bytes"]),
             ratio(s.get("peak_bytes"), jh and jh["peak_bytes"]),
             mib(s.get("residual_bytes")), mib(s.get("offloaded_bytes")),
             f"{s['max_rel_diff']:.2g}" if "max_rel_diff" in s else "-",

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "analysis/MemoryPlan.h"
 #include "runtime/cuda/CudaBindings.h"
 #include "runtime/cuda/CudaModule.h"
 #include "runtime/host/ObjectFile.h"
@@ -26,6 +27,18 @@ LogicalResult emitStepObject(ModuleOp module, llvm::StringRef path, llvm::String
   auto signatures = host::CompiledModule::readSignatures(module, "the GPU");
   if (failed(signatures))
     return failure();
+  // What each split will hold on the device, for cotangent-step to print
+  // beside what it measures; a split the plan cannot predict gets no line.
+  llvm::StringMap<host::PredictedMemory> predicted;
+  {
+    ScopedDiagnosticHandler quiet(module.getContext(), [](Diagnostic &) { return success(); });
+    module.getContext()->loadAllAvailableDialects();
+    auto plans =
+        mlir::cotangent::predictMemoryPlans(module, "", mlir::cotangent::MemoryPlanTarget::Cuda);
+    if (succeeded(plans))
+      for (const mlir::cotangent::MemoryPlan &plan : *plans)
+        predicted[plan.name] = {plan.peakBytes, plan.residualBytes};
+  }
   auto lowered = host::lowerClone(module, gpuTarget(chips, cublas));
   if (failed(lowered))
     return failure();
@@ -40,7 +53,8 @@ LogicalResult emitStepObject(ModuleOp module, llvm::StringRef path, llvm::String
   for (const auto &entry : *signatures)
     names.push_back(entry.first().str());
   host::addPackedEntries(*object, names);
-  host::addManifest(*object, host::stepManifest(("cuda " + chips).str(), *signatures, module));
+  host::addManifest(*object,
+                    host::stepManifest(("cuda " + chips).str(), *signatures, module, predicted));
   return host::writeObjectFile(*object, path, /*native=*/false, loc);
 }
 

@@ -113,7 +113,7 @@ void printTensor(llvm::raw_ostream &os, RankedTensorType type) {
 
 std::string stepManifest(llvm::StringRef target,
                          const llvm::StringMap<CompiledModule::Signature> &signatures,
-                         ModuleOp source) {
+                         ModuleOp source, const llvm::StringMap<PredictedMemory> &predicted) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "cotangent-manifest 1\ntarget " << target << "\n";
@@ -135,10 +135,15 @@ std::string stepManifest(llvm::StringRef target,
       os << (kind == MemoryKind::PinnedHost ? " pinned_host\n" : " device\n");
     }
   }
-  for (const auto &entry : jx::getSplitSymbols(source))
-    if (signatures.contains(entry.second.fwd) && signatures.contains(entry.second.bwd))
-      os << "split " << entry.first() << " " << entry.second.fwd << " " << entry.second.bwd << " "
-         << entry.second.numPrimalResults << "\n";
+  for (const auto &entry : jx::getSplitSymbols(source)) {
+    if (!signatures.contains(entry.second.fwd) || !signatures.contains(entry.second.bwd))
+      continue;
+    os << "split " << entry.first() << " " << entry.second.fwd << " " << entry.second.bwd << " "
+       << entry.second.numPrimalResults << "\n";
+    if (auto plan = predicted.find(entry.first()); plan != predicted.end())
+      os << "plan " << entry.first() << " " << plan->second.peakBytes << " "
+         << plan->second.residualBytes << "\n";
+  }
   return text;
 }
 

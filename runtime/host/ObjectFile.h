@@ -53,11 +53,18 @@ std::string packedEntryName(llvm::StringRef name);
 /// function has results).
 void addPackedEntries(llvm::Module &module, llvm::ArrayRef<std::string> names);
 
+/// A split's device memory as its memory plan predicts it.
+struct PredictedMemory {
+  int64_t peakBytes = 0, residualBytes = 0;
+};
+
 /// The manifest of `signatures` (and the splits of `source` among them)
-/// for code that runs on `target` (e.g. "cuda sm_80,sm_90").
+/// for code that runs on `target` (e.g. "cuda sm_80,sm_90"); a split in
+/// `predicted` gets a `plan` line with its predicted bytes.
 std::string stepManifest(llvm::StringRef target,
                          const llvm::StringMap<CompiledModule::Signature> &signatures,
-                         mlir::ModuleOp source);
+                         mlir::ModuleOp source,
+                         const llvm::StringMap<PredictedMemory> &predicted = {});
 
 /// Adds `const char *cotangent_manifest(void)` returning `text`.
 void addManifest(llvm::Module &module, llvm::StringRef text);

@@ -2,6 +2,7 @@
 
 #include "tools/cotangent-step/Manifest.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace cotangent::step {
@@ -118,6 +119,17 @@ bool parseManifest(const std::string &text, Manifest &manifest, std::string &err
       if (!(line >> split.base >> split.fwd >> split.bwd >> split.numOutputs))
         return fail("expected 'split BASE FWD BWD OUTPUTS'");
       manifest.splits.push_back(split);
+    } else if (word == "plan") {
+      std::string base;
+      int64_t peak = -1, residual = -1;
+      if (!(line >> base >> peak >> residual) || peak < 0 || residual < 0)
+        return fail("expected 'plan BASE PEAK_BYTES RESIDUAL_BYTES'");
+      auto split = std::find_if(manifest.splits.begin(), manifest.splits.end(),
+                                [&](const Split &s) { return s.base == base; });
+      if (split == manifest.splits.end())
+        return fail("a plan for '" + base + "', which no split before it names");
+      split->predictedPeakBytes = peak;
+      split->predictedResidualBytes = residual;
     } else {
       return fail("unknown item '" + word + "'");
     }

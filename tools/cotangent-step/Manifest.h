@@ -40,6 +40,9 @@ struct Function {
 struct Split {
   std::string base, fwd, bwd;
   int64_t numOutputs = 0;
+  /// The device memory the step's memory plan predicts (`plan` line); -1
+  /// where the manifest has none.
+  int64_t predictedPeakBytes = -1, predictedResidualBytes = -1;
 };
 
 struct Manifest {

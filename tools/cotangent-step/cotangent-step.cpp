@@ -422,6 +422,17 @@ private:
   std::vector<void *> pinned;     ///< per residual, reused by every step
 };
 
+/// The device memory the step's plan predicted (cotangent-run --emit-object
+/// writes it): the peak counts the outputs until the forward's end, where
+/// this tool keeps them to the step's end.
+void printPlan(const Split &split) {
+  if (split.predictedPeakBytes < 0)
+    return;
+  std::printf("predicted (memory plan): device peak bytes %lld, residual bytes %lld\n",
+              static_cast<long long>(split.predictedPeakBytes),
+              static_cast<long long>(split.predictedResidualBytes));
+}
+
 double seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
@@ -552,6 +563,7 @@ int main(int argc, char **argv) {
                 fwd.results.size() - split->numOutputs, bwd.results.size());
     for (size_t i = 0; i < fwd.args.size(); ++i)
       std::printf("  argument %zu: %s\n", i, fwd.args[i].str().c_str());
+    printPlan(*split);
     return unload(library, 0);
   }
 
@@ -662,6 +674,7 @@ int main(int argc, char **argv) {
   std::printf("offloaded bytes (pinned host): %lld\n",
               static_cast<long long>(measured.offloadedBytes));
   std::printf("device peak bytes: %lld\n", static_cast<long long>(peak));
+  printPlan(*split);
   std::printf("timed steps vs the measured step: max relative difference %.3g\n", replayDiff);
   if (o.profile > 0) {
     int launches = 0;
@@ -718,6 +731,8 @@ int main(int argc, char **argv) {
         << ", \"graph\": " << (graph ? "true" : "false") << ", \"tf32\": "
         << (o.tf32 ? "true" : "false") << ", \"residual_bytes\": " << measured.residualBytes
         << ", \"offloaded_bytes\": " << measured.offloadedBytes << ", \"peak_bytes\": " << peak
+        << ", \"predicted_peak_bytes\": " << split->predictedPeakBytes
+        << ", \"predicted_residual_bytes\": " << split->predictedResidualBytes
         << ", \"max_rel_diff\": " << jsonNumber(maxDiff)
         << ", \"profile_ms\": " << jsonNumber(profiledUs * 1e-3)
         << ", \"ok\": " << (ok ? "true" : "false") << "}\n";
