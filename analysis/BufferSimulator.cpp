@@ -72,8 +72,7 @@ bool compare(arith::CmpIPredicate p, int64_t a, int64_t b, Type t) {
 bool touchesAllocations(Operation *op) {
   return op
       ->walk([](Operation *nested) {
-        return isa<memref::AllocOp, memref::DeallocOp, gpu::AllocOp, gpu::DeallocOp, func::CallOp>(
-                   nested)
+        return isa<memref::AllocOp, memref::DeallocOp, gpu::AllocOp, func::CallOp>(nested)
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       })
@@ -196,8 +195,8 @@ LogicalResult BufferSimulator::step(Operation *op, Env &env, int depth) {
     return stepLinalg(op, env);
   if (isa<arith::ArithDialect>(op->getDialect()))
     return stepArith(op, env);
-  if (isa<gpu::AllocOp, gpu::DeallocOp>(op))
-    return stepGpuMemory(op, env);
+  if (auto alloc = dyn_cast<gpu::AllocOp>(op))
+    return stepGpuAlloc(alloc, env);
   // Everything else computes on tensor data: its results are unknown.
   if (touchesAllocations(op))
     return op->emitError("memory plan: cannot simulate the allocations inside '")
@@ -311,18 +310,11 @@ LogicalResult BufferSimulator::stepControlFlow(Operation *op, Env &env, int dept
   return success();
 }
 
-LogicalResult BufferSimulator::stepGpuMemory(Operation *op, Env &env) {
-  if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
-    MemRefType type = alloc.getMemref().getType();
-    if (!type.hasStaticShape() || !elementBytes(type.getElementType()))
-      return op->emitError("memory plan: cannot size the allocation ") << type;
-    env[alloc.getMemref()] = {allocate(op, type, type.getShape()), std::nullopt};
-    return success();
-  }
-  int b = env.lookup(cast<gpu::DeallocOp>(op).getMemref()).block;
-  if (b < 0)
-    return op->emitError("memory plan: cannot tell which block is freed");
-  release(b);
+LogicalResult BufferSimulator::stepGpuAlloc(gpu::AllocOp alloc, Env &env) {
+  MemRefType type = alloc.getMemref().getType();
+  if (!type.hasStaticShape() || !elementBytes(type.getElementType()))
+    return alloc.emitError("memory plan: cannot size the allocation ") << type;
+  env[alloc.getMemref()] = {allocate(alloc, type, type.getShape()), std::nullopt};
   return success();
 }
 

@@ -24,6 +24,10 @@
 #include <string>
 #include <vector>
 
+namespace mlir::gpu {
+class AllocOp;
+} // namespace mlir::gpu
+
 namespace mlir::cotangent {
 
 /// What the simulator knows of an SSA value.
@@ -83,8 +87,9 @@ private:
   LogicalResult stepControlFlow(Operation *op, Env &env, int depth);
   LogicalResult stepMemRef(Operation *op, Env &env);
   LogicalResult stepArith(Operation *op, Env &env);
-  /// gpu.alloc (pinned host memory when host_shared: not counted) and gpu.dealloc.
-  LogicalResult stepGpuMemory(Operation *op, Env &env);
+  /// gpu.alloc: pinned host memory when host_shared (not counted); a
+  /// memref.dealloc frees it like any block.
+  LogicalResult stepGpuAlloc(gpu::AllocOp alloc, Env &env);
   /// Evaluates a linalg op on 0-d integer buffers, or forgets what it writes.
   LogicalResult stepLinalg(Operation *op, Env &env);
   /// The tracked contents element `v`'s view holds at `indices`, if known.

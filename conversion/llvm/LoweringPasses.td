@@ -192,9 +192,9 @@ def JxElementwiseInPlacePass : Pass<"jx-elementwise-in-place", "mlir::func::Func
     it reads through an identity map, of the same type, that nothing else
     uses, and whose buffer a linalg op of the same block wrote (through
     reshapes); not an argument (the caller's), a constant, a call's result
-    or a value defined outside a loop the op is in. One-shot bufferization then writes the result into that
-    input's buffer, which dies there anyway: one buffer less at that point of
-    the program, as XLA's buffer assignment shares an operand's buffer with
+    or a value defined outside a loop the op is in. One-shot bufferization
+    then writes the result into that input's buffer, which dies there
+    anyway: one buffer less at that point of the program, as XLA's buffer assignment shares an operand's buffer with
     an elementwise result.
 
     ```mlir

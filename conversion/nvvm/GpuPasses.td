@@ -159,9 +159,9 @@ def JxGpuPinnedHostBuffersPass
     a `memref.copy` into or out of such a buffer becomes `gpu.memcpy` (the
     runtime makes a copy to pinned memory on its offload stream). Then the
     memory space is dropped from every type, function signatures included:
-    compiled code and the runtimes see plain memrefs; the deallocation
-    pipeline then frees a pinned buffer the function does not return like
-    any other (the runtime's free knows pinned memory).
+    compiled code and the runtimes see plain memrefs. A pinned buffer the
+    function does not return keeps the `memref.dealloc` the deallocation
+    pipeline gave it (the runtime's free knows pinned memory).
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }

@@ -121,21 +121,19 @@ public:
     }
 
     // Every type in the space loses it, signatures included.
-    module.walk([](Operation *op) {
+    auto strip = [](TypeRange types) {
+      return llvm::to_vector(llvm::map_range(types, withoutSpace));
+    };
+    module.walk([&](Operation *op) {
       for (Value result : op->getResults())
         result.setType(withoutSpace(result.getType()));
       for (Region &region : op->getRegions())
         for (Block &block : region)
           for (BlockArgument arg : block.getArguments())
             arg.setType(withoutSpace(arg.getType()));
-    });
-    module.walk([](func::FuncOp fn) {
-      FunctionType type = fn.getFunctionType();
-      auto strip = [](TypeRange types) {
-        return llvm::to_vector(llvm::map_range(types, withoutSpace));
-      };
-      fn.setType(FunctionType::get(fn.getContext(), strip(type.getInputs()),
-                                   strip(type.getResults())));
+      if (auto fn = dyn_cast<func::FuncOp>(op))
+        fn.setType(FunctionType::get(fn.getContext(), strip(fn.getArgumentTypes()),
+                                     strip(fn.getResultTypes())));
     });
   }
 };
