@@ -9,7 +9,8 @@ f32[batch, seq, width], ten parameters per block. Policies by Cotangent's
 bench names: "none" (no checkpoint), "nothing_saveable" and "dots_saveable"
 (a jax.checkpoint per layer or block under that policy), "offload" (the
 whole MLP under save_and_offload_only_these_names([], ["dot"], device ->
-pinned_host)). Shared by bench/jax_cpu.py and the GPU check's jax_step.py.
+pinned_host)) and "dots_on_device" (the whole MLP under
+save_only_these_names("dot"): the offload's residuals kept on the device). Shared by bench/jax_cpu.py and the GPU check's jax_step.py.
 """
 import math
 
@@ -26,6 +27,15 @@ def offload_policy():
         offload_src="device", offload_dst="pinned_host")
 
 
+def whole_model_policy(name):
+    """The policies of one checkpoint around the whole MLP, by bench name."""
+    if name == "offload":
+        return offload_policy()
+    if name == "dots_on_device":
+        return cp.save_only_these_names("dot")
+    return None
+
+
 def policy_of(name):
     return {"none": None, "nothing_saveable": cp.nothing_saveable,
             "dots_saveable": cp.dots_saveable}[name]
@@ -36,12 +46,13 @@ def mlp_loss(policy):
         return jnp.tanh(jax.ad_checkpoint.checkpoint_name(h @ w, "dot"))
 
     def loss(x, *ws):
-        if policy == "offload":
+        whole = whole_model_policy(policy)
+        if whole is not None:
             def body(x, *ws):
                 for w in ws:
                     x = layer(x, w)
                 return x
-            return jnp.sum(jax.checkpoint(body, policy=offload_policy())(x, *ws))
+            return jnp.sum(jax.checkpoint(body, policy=whole)(x, *ws))
         step = layer if policy_of(policy) is None else jax.checkpoint(layer, policy=policy_of(policy))
         h = x
         for w in ws:

@@ -2,7 +2,10 @@
 """The GPU check's table: each model's step (FP32 and TF32) against JAX on
 the same GPU (precision "highest" and default), device peaks against XLA's
 (memory_analysis output + temp), and whether every step matched its
-reference. Writes out/summary.json beside the table.
+reference; then, for each offload step, how far it lowered the device peak
+below its twin that holds the same residuals on the device (the model named
+with "dots_on_device" for "offload"): by the offloaded bytes, or the check
+fails. Writes out/summary.json beside the table.
 
     report.py OUT_DIR MODELS_TXT
 """
@@ -16,6 +19,29 @@ def load(path):
         return json.load(open(path))
     except (OSError, ValueError):
         return None
+
+
+def offload_savings(rows):
+    """Each offload step's device peak against its on-device twin's."""
+    steps = {r["model"]: r["step"] or {} for r in rows}
+    ok = True
+    for r in rows:
+        if r["policy"] != "offload":
+            continue
+        twin = r["model"].replace("offload", "dots_on_device")
+        s, t = steps[r["model"]], steps.get(twin, {})
+        if "peak_bytes" not in s or "peak_bytes" not in t:
+            print(f"{r['model']}: no peak against {twin} (not run)")
+            continue
+        lowered, offloaded = t["peak_bytes"] - s["peak_bytes"], s.get("offloaded_bytes", 0)
+        r["peak_lowered_bytes"] = lowered
+        held = lowered >= offloaded
+        ok = ok and held
+        print(f"{r['model']}: device peak {s['peak_bytes'] / 2**20:.1f} MiB, "
+              f"{t['peak_bytes'] / 2**20:.1f} with the residuals on the device ({twin}): "
+              f"lowered by {lowered / 2**20:.1f} of {offloaded / 2**20:.1f} MiB offloaded "
+              f"({'yes' if held else 'NO'})")
+    return ok
 
 
 def main():
@@ -55,6 +81,7 @@ def main():
             "yes" if r["ok"] else "NO"]))
         if "error" in j:
             print(f"   JAX: {j['error']}")
+    ok = offload_savings(rows) and ok
     json.dump(rows, open(os.path.join(out, "summary.json"), "w"), indent=1)
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
