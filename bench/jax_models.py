@@ -10,7 +10,8 @@ bench names: "none" (no checkpoint), "nothing_saveable" and "dots_saveable"
 (a jax.checkpoint per layer or block under that policy), "offload" (the
 whole MLP under save_and_offload_only_these_names([], ["dot"], device ->
 pinned_host)) and "dots_on_device" (the whole MLP under
-save_only_these_names("dot"): the offload's residuals kept on the device). Shared by bench/jax_cpu.py and the GPU check's jax_step.py.
+save_only_these_names("dot"): the offload's residuals kept on the device).
+Shared by bench/jax_cpu.py and the GPU check's jax_step.py.
 """
 import math
 
