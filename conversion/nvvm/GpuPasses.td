@@ -61,6 +61,10 @@ def JxGpuKernelizeHostCodePass
       to `cotangent_cuda_read_scalar(address, bytes)`, which waits for the
       device and copies the element over.
 
+    Stack buffers (`memref.alloca`, what `jx-gpu-host-buffers` makes) are
+    host memory: loads, stores and loops on them stay host code, as does
+    every private function whose calls all pass it stack buffers.
+
     ```mlir
     // scf.for %i = 0 to 8 { scf.for %j = 0 to 32 {
     //   %a = memref.load %out[] ; %x = memref.load %in[%i, %j]
@@ -164,6 +168,27 @@ def JxGpuPinnedHostBuffersPass
     pipeline gave it (the runtime's free knows pinned memory).
   }];
   let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def JxGpuHostBuffersPass
+    : Pass<"jx-gpu-host-buffers", "mlir::ModuleOp"> {
+  let summary = "Put the buffers only host code touches on the host's stack";
+  let description = [{
+    Runs on buffers, after the deallocation pipeline. Every buffer is device
+    memory on the GPU, so host code that stores into one, loads from it or
+    loops over it becomes kernels and reads through the runtime, each read
+    waiting for the device. The deallocation pipeline's alias checks are such
+    code: small buffers of base addresses and ownership flags, filled by
+    stores, passed to a helper function that loops over them, read back by
+    loads. A statically shaped `memref.alloc` whose every use (through
+    `memref.cast`) is a `memref.load`, a `memref.store`, its
+    `memref.dealloc` or an argument of a call whose callee only loads and
+    stores through it becomes a `memref.alloca` at the start of its
+    function (the stack holds it once, however often a loop reaches it; its
+    dealloc goes). `jx-gpu-kernelize-host-code` leaves host code on such
+    buffers, and the functions that only receive them, on the host; the
+    memory plan and the device's byte count leave them out.
+  }];
 }
 
 def JxGpuInterchangeReductionsPass

@@ -16,7 +16,9 @@
 //   branches on            for the device and copies the scalar over
 //
 // Host code keeps its control flow (scan loops, branches), allocations and
-// calls.
+// calls. Stack buffers (memref.alloca: what jx-gpu-host-buffers put there)
+// are host memory: code on them stays on the host, and so does a function
+// whose every call passes it stack buffers for its buffer arguments.
 //
 //===----------------------------------------------------------------------===//
 
@@ -198,6 +200,54 @@ LogicalResult readThroughRuntime(memref::LoadOp load, func::FuncOp readScalar) {
   return success();
 }
 
+/// Whether `buffer` (through casts) is a stack buffer, or an argument of a
+/// host function.
+bool isHostMemory(Value buffer, const llvm::DenseSet<Operation *> &hostFunctions) {
+  while (auto cast = buffer.getDefiningOp<memref::CastOp>())
+    buffer = cast.getSource();
+  if (buffer.getDefiningOp<memref::AllocaOp>())
+    return true;
+  auto arg = dyn_cast<BlockArgument>(buffer);
+  return arg && hostFunctions.contains(arg.getOwner()->getParentOp());
+}
+
+/// Whether every buffer `op` (and what it nests) reads or writes is host memory.
+bool touchesOnlyHostMemory(Operation *op, const llvm::DenseSet<Operation *> &hostFunctions) {
+  WalkResult result = op->walk([&](Operation *inner) {
+    Value buffer;
+    if (auto load = dyn_cast<memref::LoadOp>(inner))
+      buffer = load.getMemRef();
+    else if (auto store = dyn_cast<memref::StoreOp>(inner))
+      buffer = store.getMemRef();
+    return !buffer || isHostMemory(buffer, hostFunctions) ? WalkResult::advance()
+                                                          : WalkResult::interrupt();
+  });
+  return !result.wasInterrupted();
+}
+
+/// Private functions whose every call passes stack buffers for every buffer
+/// argument (the deallocation pipeline's alias-check helper): host code.
+llvm::DenseSet<Operation *> hostFunctions(ModuleOp module) {
+  llvm::DenseSet<Operation *> host;
+  llvm::DenseSet<Operation *> none;
+  DenseMap<Operation *, bool> allHost;
+  module.walk([&](func::CallOp call) {
+    auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+    if (!callee || callee.isExternal() || callee.isPublic())
+      return;
+    bool onStack = llvm::all_of(call.getOperands(), [&](Value v) {
+      return !isa<MemRefType>(v.getType()) || isHostMemory(v, none);
+    });
+    auto [it, inserted] = allHost.try_emplace(callee, onStack);
+    if (!inserted)
+      it->second = it->second && onStack;
+  });
+  for (auto [fn, onStack] : allHost)
+    if (onStack)
+      host.insert(fn);
+  return host;
+}
+
 /// The ops of host code (outside what becomes a kernel), innermost last.
 void collectHostOps(Region &region, SmallVectorImpl<Operation *> &ops) {
   for (Block &block : region)
@@ -227,13 +277,17 @@ public:
       }
       return readScalar;
     };
+    llvm::DenseSet<Operation *> host = hostFunctions(module);
     for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>())) {
-      if (fn.isExternal())
+      if (fn.isExternal() || host.contains(fn))
         continue;
       SmallVector<Operation *> ops;
       collectHostOps(fn.getBody(), ops);
       // Whole ops first (copies, loop nests, stores), then the loads left.
       for (Operation *op : ops) {
+        if (isa<scf::ForOp, memref::StoreOp, memref::LoadOp>(op) &&
+            touchesOnlyHostMemory(op, host))
+          continue;
         if (auto copy = dyn_cast<memref::CopyOp>(op)) {
           kernelizeCopy(copy);
         } else if (auto loop = dyn_cast<scf::ForOp>(op);
@@ -256,7 +310,8 @@ public:
       ops.clear();
       collectHostOps(fn.getBody(), ops);
       for (Operation *op : ops)
-        if (auto load = dyn_cast<memref::LoadOp>(op))
+        if (auto load = dyn_cast<memref::LoadOp>(op);
+            load && !isHostMemory(load.getMemRef(), host))
           if (failed(readThroughRuntime(load, getReadScalar())))
             return signalPassFailure();
     }

@@ -17,6 +17,8 @@
 //   buffer-deallocation-pipeline, convert-bufferization-to-memref
 //   jx-gpu-pinned-host-buffers (pinned buffers become gpu.alloc host_shared,
 //                          copies into and out of them gpu.memcpy)
+//   jx-gpu-host-buffers    buffers only host code touches (the deallocation
+//                          pipeline's alias checks) go on the host's stack
 //   jx-gpu-interchange-reductions (kept dimensions before reduced ones),
 //   convert-linalg-to-parallel-loops, jx-gpu-kernelize-host-code (what host
 //                          code did to buffers moves into kernels),
@@ -74,6 +76,7 @@ void cotangent::buildJxToDeviceBuffersPipeline(OpPassManager &pm, bool cublas) {
   // The same buffers as on the CPU otherwise: only the BLAS differs.
   buildJxToBuffersPipeline(pm, BufferizationOptions{.blas = cublas});
   pm.addPass(createJxGpuPinnedHostBuffersPass());
+  pm.addPass(createJxGpuHostBuffersPass());
 }
 
 void cotangent::buildJxToNVVMPipeline(OpPassManager &pm, const JxToNVVMOptions &options) {

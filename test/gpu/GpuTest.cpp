@@ -117,6 +117,12 @@ TEST_CASE("the device's memory plan: offloaded residuals leave it", "[host]") {
       // back in place: the peak drops by all three.
       CHECK(gpu.residualBytes == cpu.residualBytes - 3 * kDot);
       CHECK(gpu.peakBytes == cpu.peakBytes - 3 * kDot);
+    } else if (std::string(name) == "cond") {
+      // The alias checks of its deallocations (buffers of addresses and
+      // flags) are on the host's stack (jx-gpu-host-buffers), not counted.
+      CHECK(gpu.residualBytes == cpu.residualBytes);
+      CHECK(gpu.peakBytes < cpu.peakBytes);
+      CHECK(gpu.minPeakBytes < cpu.minPeakBytes);
     } else {
       CHECK(gpu.residualBytes == cpu.residualBytes);
       CHECK(gpu.peakBytes == cpu.peakBytes);
