@@ -377,11 +377,20 @@ extern "C" void *cotangent_cuda_device_global(const void *host, uint64_t bytes) 
 }
 
 extern "C" uint64_t cotangent_cuda_read_scalar(uint64_t address, uint64_t bytes) {
+  // Through a small pinned block, allocated once: a DMA the host waits for,
+  // not a staged copy to pageable memory.
+  static void *scratch = nullptr;
+  Driver *d = driver();
+  if (d && !scratch)
+    check(d->cuMemHostAlloc(&scratch, sizeof(uint64_t), 0), "cuMemHostAlloc");
   uint64_t value = 0;
-  if (bytes > sizeof(value) ||
-      cotangent_cuda_copy_to_host(&value, reinterpret_cast<const void *>(address), bytes) != 0)
+  if (bytes > sizeof(value) || !scratch ||
+      cotangent_cuda_copy_to_host(scratch, reinterpret_cast<const void *>(address), bytes) != 0) {
     setError("cotangent_cuda_read_scalar: reading " + std::to_string(bytes) +
              " bytes of device memory failed");
+    return 0;
+  }
+  std::memcpy(&value, scratch, bytes);
   return value; // little endian: the low bytes
 }
 
