@@ -13,6 +13,7 @@
 #                                 arguments and CPU reference results of the
 #                                 small examples (test/gpu/Inputs)
 #   models.txt                    name, kind (reference, mlp, transformer), policy
+#   models-first.txt              the subset a short device call runs first
 #   run.sh, jax_step.py, report.py, jax_models.py (bench/)
 #
 # --quick: the small examples only (what ctest's gpu-check-folder builds).
@@ -88,4 +89,8 @@ if [ $quick = 0 ]; then
   wait
 fi
 for so in "$out"/steps/*.so.xz; do [ -s "$so" ] || { echo "gpu-check: $so is empty" >&2; exit 1; }; done
+# What one short device call runs first (`run.sh models-first.txt`): every
+# small example, the offloads with their on-device twins, the transformer.
+grep -E '^(#|[^ ]+ reference |mlp-b(256|2048)-(offload|dots_on_device) |transformer-none )' \
+  "$out/models.txt" >"$out/models-first.txt"
 echo "gpu-check: $(du -sh "$out" | cut -f1) in $out; on the GPU machine: bash $(basename "$out")/run.sh"
