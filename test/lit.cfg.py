@@ -31,6 +31,13 @@ if os.path.exists(os.path.join(config.cotangent_tools_dir, "cotangent-step")):
     config.available_features.add("cotangent-step")
 config.substitutions.append(("%cxx", config.cxx))
 
+# The CUDA driver double (test/gpu/fake-cuda): steps run without a GPU,
+# kernels excepted, with it first on LD_LIBRARY_PATH.
+fake_cuda = os.path.join(config.cotangent_obj_root, "fake-cuda")
+if os.path.exists(os.path.join(fake_cuda, "libcuda.so.1")):
+    config.available_features.add("fake-cuda")
+config.substitutions.append(("%fake_cuda", fake_cuda))
+
 # With COTANGENT_ROUNDTRIP=1 every cotangent-opt run also checks that its
 # output prints, parses and prints again identically (CIRCT's habit).
 if os.environ.get("COTANGENT_ROUNDTRIP") == "1":

@@ -5,7 +5,9 @@
 // collapsed to rank 3, multiplied by `linalg.batch_matmul` into a zero-filled
 // (B, M, N) tensor and expanded to JAX's result order (batch, lhs free, rhs
 // free). Operands are first converted to the result's element type (f32 for
-// f16/bf16, rounded once at the end), as the interpreter accumulates.
+// f16/bf16, rounded once at the end), as the interpreter accumulates; with
+// low-float operands (the GPU's option) bf16/f16 operands stay as they are,
+// multiplied into the f32 product by a GEMM that reads them.
 // Reductions become `linalg.reduce`, argmax a `linalg.generic` with a value
 // and an index accumulator, cumsum an `scf.for` over slices of its axis.
 //
@@ -66,7 +68,11 @@ SmallVector<int64_t> freeDims(int64_t rank, ArrayRef<int64_t> a, ArrayRef<int64_
 }
 
 struct DotGeneralPattern : OpConversionPattern<jx::DotGeneralOp> {
-  using OpConversionPattern::OpConversionPattern;
+  DotGeneralPattern(MLIRContext *ctx, bool lowFloatOperands)
+      : OpConversionPattern(ctx), lowFloatOperands(lowFloatOperands) {}
+  /// Multiply bf16/f16 operands as they are into the f32 product.
+  bool lowFloatOperands;
+
   LogicalResult matchAndRewrite(jx::DotGeneralOp op, OpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
@@ -81,6 +87,13 @@ struct DotGeneralPattern : OpConversionPattern<jx::DotGeneralOp> {
 
     Type outElem = resultType.getElementType();
     Type computeElem = isLowFloat(outElem) ? rewriter.getF32Type() : outElem;
+    // The operands' element type in the product: the product's, or, for a
+    // GEMM that reads low floats, theirs as they are.
+    Type operandElem = lowFloatOperands && isLowFloat(outElem) &&
+                               lhsType.getElementType() == outElem &&
+                               rhsType.getElementType() == outElem
+                           ? outElem
+                           : computeElem;
     int64_t batch = product(lhsType.getShape(), lb);
     int64_t m = product(lhsType.getShape(), lf);
     int64_t k = product(lhsType.getShape(), lc);
@@ -103,16 +116,16 @@ struct DotGeneralPattern : OpConversionPattern<jx::DotGeneralOp> {
     SmallVector<int64_t> lperm = concat(lb, lf, lc), rperm = concat(rb, rc, rf);
     bool lhsTransposed = !isIdentity(lperm) && isIdentity(concat(lb, lc, lf));
     bool rhsTransposed = !isIdentity(rperm) && isIdentity(concat(rb, rf, rc));
-    Value lhs = convertTensor(rewriter, loc, adaptor.getLhs(), computeElem);
-    Value rhs = convertTensor(rewriter, loc, adaptor.getRhs(), computeElem);
+    Value lhs = convertTensor(rewriter, loc, adaptor.getLhs(), operandElem);
+    Value rhs = convertTensor(rewriter, loc, adaptor.getRhs(), operandElem);
     lhs = lhsTransposed
-              ? reshapeTensor(rewriter, loc, lhs, RankedTensorType::get({batch, k, m}, computeElem))
+              ? reshapeTensor(rewriter, loc, lhs, RankedTensorType::get({batch, k, m}, operandElem))
               : reshapeTensor(rewriter, loc, transposeTensor(rewriter, loc, lhs, lperm),
-                              RankedTensorType::get({batch, m, k}, computeElem));
+                              RankedTensorType::get({batch, m, k}, operandElem));
     rhs = rhsTransposed
-              ? reshapeTensor(rewriter, loc, rhs, RankedTensorType::get({batch, n, k}, computeElem))
+              ? reshapeTensor(rewriter, loc, rhs, RankedTensorType::get({batch, n, k}, operandElem))
               : reshapeTensor(rewriter, loc, transposeTensor(rewriter, loc, rhs, rperm),
-                              RankedTensorType::get({batch, k, n}, computeElem));
+                              RankedTensorType::get({batch, k, n}, operandElem));
     auto productType = RankedTensorType::get({batch, m, n}, computeElem);
     Value init = filledTensor(rewriter, loc, productType,
                               scalarConstant(rewriter, loc, computeElem, 0));
@@ -329,8 +342,10 @@ struct CumsumPattern : OpConversionPattern<jx::CumsumOp> {
 
 } // namespace
 
-void mlir::cotangent::lowering::populateContractionPatterns(RewritePatternSet &patterns) {
-  patterns.add<DotGeneralPattern, ArgmaxPattern, CumsumPattern,
+void mlir::cotangent::lowering::populateContractionPatterns(RewritePatternSet &patterns,
+                                                           bool lowFloatMatmulOperands) {
+  patterns.add<DotGeneralPattern>(patterns.getContext(), lowFloatMatmulOperands);
+  patterns.add<ArgmaxPattern, CumsumPattern,
                ReducePattern<jx::ReduceSumOp, ReduceKind::Sum>,
                ReducePattern<jx::ReduceMaxOp, ReduceKind::Max>,
                ReducePattern<jx::ReduceMinOp, ReduceKind::Min>,

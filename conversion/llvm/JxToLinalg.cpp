@@ -38,7 +38,7 @@ public:
 
     RewritePatternSet patterns(ctx);
     cotangent::lowering::populateElementwisePatterns(patterns);
-    cotangent::lowering::populateContractionPatterns(patterns);
+    cotangent::lowering::populateContractionPatterns(patterns, lowFloatMatmulOperands);
     cotangent::lowering::populateShapePatterns(patterns);
     cotangent::lowering::populateGatherPatterns(patterns);
     cotangent::lowering::populateThreefryPatterns(patterns);

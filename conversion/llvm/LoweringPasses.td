@@ -42,6 +42,13 @@ def JxToLinalgPass : Pass<"jx-to-linalg", "mlir::ModuleOp"> {
     } -> tensor<5xf32>
     ```
   }];
+  let options = [
+    Option<"lowFloatMatmulOperands", "low-float-matmul-operands", "bool", /*default=*/"false",
+           "A dot_general of bf16 (or f16) operands into a bf16 (f16) result multiplies "
+           "the operands as they are into an f32 product (rounded once at the end), "
+           "instead of converting them to f32 first: a GEMM that reads low floats and "
+           "accumulates in f32 (cuBLAS's; the CPU's BLAS has none)">
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",
     "mlir::func::FuncDialect", "mlir::linalg::LinalgDialect",
@@ -103,14 +110,22 @@ def JxMatmulToBlasPass : Pass<"jx-matmul-to-blas", "mlir::ModuleOp"> {
     memrefs becomes a call to `@cotangent_batch_matmul_f32` /
     `@cotangent_batch_matmul_f64` (declared with `llvm.emit_c_interface`, so
     the runtime receives strided memref descriptors) that computes
-    `C[b] = A[b] * B[b]` with `cblas_sgemm` / `cblas_dgemm`. Other element
-    types stay linalg and become loops.
+    `C[b] = A[b] * B[b]` with `cblas_sgemm` / `cblas_dgemm`. With
+    `low-float`, one of bf16 (f16) operands into an f32 product becomes
+    `@cotangent_batch_matmul_bf16` (`_f16`), which cuBLAS computes reading
+    the low floats and accumulating in f32. Other element types stay linalg
+    and become loops.
 
     ```mlir
     call @cotangent_batch_matmul_f32(%a, %b, %c)
       : (memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, ...) -> ()
     ```
   }];
+  let options = [
+    Option<"lowFloat", "low-float", "bool", /*default=*/"false",
+           "Also bf16 and f16 operands into an f32 product (the GPU runtime's cuBLAS "
+           "GemmEx)">
+  ];
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::memref::MemRefDialect"];
 }
 

@@ -18,7 +18,8 @@
 namespace mlir::cotangent::lowering {
 
 void populateElementwisePatterns(RewritePatternSet &patterns);
-void populateContractionPatterns(RewritePatternSet &patterns);
+/// `lowFloatMatmulOperands`: jx-to-linalg's option of that name.
+void populateContractionPatterns(RewritePatternSet &patterns, bool lowFloatMatmulOperands);
 void populateShapePatterns(RewritePatternSet &patterns);
 void populateGatherPatterns(RewritePatternSet &patterns);
 void populateThreefryPatterns(RewritePatternSet &patterns);

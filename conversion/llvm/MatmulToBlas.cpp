@@ -6,8 +6,10 @@
 // `@cotangent_batch_matmul_f32` / `_f64`, declared with
 // `llvm.emit_c_interface` over fully dynamic strided rank-3 memrefs, so the
 // runtime receives descriptors and calls cblas_sgemm / cblas_dgemm per batch
-// with beta = 0. A zero `linalg.fill` of the output right before the matmul
-// is then redundant and erased.
+// with beta = 0. With `low-float` (the GPU's), bf16 or f16 operands into an
+// f32 product call `@cotangent_batch_matmul_bf16` / `_f16` (cuBLAS's GemmEx
+// reads them and accumulates in f32). A zero `linalg.fill` of the output
+// right before the matmul is then redundant and erased.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +43,8 @@ AffineMap transposedOperandMap(AffineMap map) {
 class JxMatmulToBlasPass
     : public cotangent::impl::JxMatmulToBlasPassBase<JxMatmulToBlasPass> {
 public:
+  using JxMatmulToBlasPassBase::JxMatmulToBlasPassBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<linalg::BatchMatmulOp> matmuls;
@@ -51,9 +55,13 @@ public:
     for (linalg::BatchMatmulOp op : matmuls) {
       Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1], c = op.getDpsInits()[0];
       Type elem = cast<MemRefType>(c.getType()).getElementType();
-      if ((!elem.isF32() && !elem.isF64()) ||
-          cast<MemRefType>(a.getType()).getElementType() != elem ||
-          cast<MemRefType>(b.getType()).getElementType() != elem)
+      // The operands' element type: the product's, or (low-float) bf16 or
+      // f16 into an f32 product.
+      Type operandElem = cast<MemRefType>(a.getType()).getElementType();
+      bool lowFloatOperands =
+          lowFloat && elem.isF32() && (operandElem.isBF16() || operandElem.isF16());
+      if ((!elem.isF32() && !elem.isF64()) || (operandElem != elem && !lowFloatOperands) ||
+          cast<MemRefType>(b.getType()).getElementType() != operandElem)
         continue;
       // Default maps, or the lhs and/or rhs read transposed (jx-to-linalg's
       // dot_general): a transposed operand is passed as a transposed view,
@@ -69,18 +77,17 @@ public:
       // The op before the matmul, looked up before the casts and the call
       // are inserted between them.
       auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
-      func::FuncOp callee = getOrDeclare(module, elem);
+      func::FuncOp callee = getOrDeclare(module, operandElem, elem);
       OpBuilder builder(op);
       Location loc = op.getLoc();
-      MemRefType type = dynamicRank3(elem);
       auto swapLast = AffineMapAttr::get(AffineMap::getPermutationMap(
           ArrayRef<unsigned>{0, 2, 1}, &getContext()));
       if (aT)
         a = memref::TransposeOp::create(builder, loc, a, swapLast);
       if (bT)
         b = memref::TransposeOp::create(builder, loc, b, swapLast);
-      SmallVector<Value> args;
-      for (Value v : {a, b, c})
+      SmallVector<Value> operands{a, b, c}, args;
+      for (auto [v, type] : llvm::zip(operands, callee.getArgumentTypes()))
         args.push_back(memref::CastOp::create(builder, loc, type, v));
       func::CallOp::create(builder, loc, callee, args);
       if (fill && fill.getDpsInits()[0] == c && matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
@@ -90,14 +97,19 @@ public:
   }
 
 private:
-  func::FuncOp getOrDeclare(ModuleOp module, Type elem) {
-    std::string name = elem.isF32() ? "cotangent_batch_matmul_f32" : "cotangent_batch_matmul_f64";
+  /// The runtime's entry for operands of `operandElem` into a product of
+  /// `elem`: named by the operands' type.
+  func::FuncOp getOrDeclare(ModuleOp module, Type operandElem, Type elem) {
+    std::string name = operandElem.isF32()    ? "cotangent_batch_matmul_f32"
+                       : operandElem.isF64()  ? "cotangent_batch_matmul_f64"
+                       : operandElem.isBF16() ? "cotangent_batch_matmul_bf16"
+                                              : "cotangent_batch_matmul_f16";
     if (auto fn = module.lookupSymbol<func::FuncOp>(name))
       return fn;
     OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
-    MemRefType type = dynamicRank3(elem);
+    MemRefType in = dynamicRank3(operandElem), out = dynamicRank3(elem);
     auto fn = func::FuncOp::create(builder, module.getLoc(), name,
-                                   builder.getFunctionType({type, type, type}, {}));
+                                   builder.getFunctionType({in, in, out}, {}));
     fn.setPrivate();
     fn->setAttr("llvm.emit_c_interface", builder.getUnitAttr());
     return fn;

@@ -55,7 +55,8 @@ using namespace mlir;
 void cotangent::buildJxToBuffersPipeline(OpPassManager &pm,
                                          const BufferizationOptions &options) {
   pm.addPass(createInlinerPass());
-  pm.addPass(createJxToLinalgPass());
+  pm.addPass(createJxToLinalgPass(
+      JxToLinalgPassOptions{.lowFloatMatmulOperands = options.blas && options.lowFloatBlas}));
   // Private functions nothing calls any more: the split's halves once
   // inlined into the step, a primal the step does not need. Until
   // jx-to-linalg dropped the split contract, its symbol references kept them.
@@ -73,7 +74,8 @@ void cotangent::buildJxToBuffersPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createJxLowerOptimizationBarriersPass());
   if (options.blas)
-    pm.addPass(createJxMatmulToBlasPass());
+    pm.addPass(
+        createJxMatmulToBlasPass(JxMatmulToBlasPassOptions{.lowFloat = options.lowFloatBlas}));
   // Upstream's buffer-deallocation-pipeline, with each unaliased
   // allocation split off before the (pairwise) simplification.
   pm.addPass(memref::createExpandReallocPass(memref::ExpandReallocPassOptions{

@@ -61,6 +61,12 @@ struct Driver {
   decltype(&::cublasCreate) cublasCreate = nullptr;
   decltype(&::cublasSgemmStridedBatched) cublasSgemmStridedBatched = nullptr;
   decltype(&::cublasDgemmStridedBatched) cublasDgemmStridedBatched = nullptr;
+  /// The C entry (cublas_api.h also declares a C++ overload of the name).
+  cublasStatus_t (*cublasGemmStridedBatchedEx)(
+      cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void *,
+      const void *, cudaDataType, int, long long, const void *, cudaDataType, int, long long,
+      const void *, void *, cudaDataType, int, long long, int, cublasComputeType_t,
+      cublasGemmAlgo_t) = nullptr;
   decltype(&::cublasSetStream) cublasSetStream = nullptr;
   decltype(&::cublasSetMathMode) cublasSetMathMode = nullptr;
 
@@ -238,11 +244,14 @@ Driver *blas() {
       dlsym(lib, "cublasSgemmStridedBatched"));
   d->cublasDgemmStridedBatched = reinterpret_cast<decltype(d->cublasDgemmStridedBatched)>(
       dlsym(lib, "cublasDgemmStridedBatched"));
+  d->cublasGemmStridedBatchedEx = reinterpret_cast<decltype(d->cublasGemmStridedBatchedEx)>(
+      dlsym(lib, "cublasGemmStridedBatchedEx"));
   d->cublasSetStream =
       reinterpret_cast<decltype(d->cublasSetStream)>(dlsym(lib, "cublasSetStream_v2"));
   d->cublasSetMathMode =
       reinterpret_cast<decltype(d->cublasSetMathMode)>(dlsym(lib, "cublasSetMathMode"));
   if (!d->cublasCreate || !d->cublasSgemmStridedBatched || !d->cublasDgemmStridedBatched ||
+      !d->cublasGemmStridedBatchedEx ||
       !d->cublasSetStream || !d->cublasSetMathMode ||
       d->cublasCreate(&d->cublas) != CUBLAS_STATUS_SUCCESS ||
       d->cublasSetStream(d->cublas, d->computeStream) != CUBLAS_STATUS_SUCCESS ||
@@ -602,7 +611,9 @@ cublasOperation_t operation(const cotangent::host::MatrixLayout &layout) {
   return layout.columnMajor ? CUBLAS_OP_T : CUBLAS_OP_N;
 }
 
-template <typename T, typename Gemm>
+/// C = A B on descriptors: operands of type `In`, product of `T` (in a
+/// low-float GEMM, `In` is the 16-bit storage of bf16 or f16).
+template <typename T, typename In = T, typename Gemm>
 void batchMatmul(CotangentMemRef3 *a, CotangentMemRef3 *b, CotangentMemRef3 *c, Gemm gemm) {
   Driver *d = blas();
   if (!d)
@@ -612,8 +623,8 @@ void batchMatmul(CotangentMemRef3 *a, CotangentMemRef3 *b, CotangentMemRef3 *c, 
     setError("cuBLAS matmul: unsupported operand strides");
     return;
   }
-  const T *pa = static_cast<const T *>(a->aligned) + a->offset;
-  const T *pb = static_cast<const T *>(b->aligned) + b->offset;
+  const In *pa = static_cast<const In *>(a->aligned) + a->offset;
+  const In *pb = static_cast<const In *>(b->aligned) + b->offset;
   T *pc = static_cast<T *>(c->aligned) + c->offset;
   T alpha = 1, beta = 0;
   cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
@@ -647,6 +658,41 @@ extern "C" void cotangent_cuda_batch_matmul_f64(CotangentMemRef3 *a, CotangentMe
   Driver *d = blas();
   if (d)
     batchMatmul<double>(a, b, c, d->cublasDgemmStridedBatched);
+}
+
+namespace {
+
+/// bf16 or f16 operands (`type`) into an f32 product, accumulated in f32:
+/// cuBLAS's GemmEx (tensor cores), rounding once where the product is
+/// rounded back, as the CPU computes it.
+void lowFloatBatchMatmul(CotangentMemRef3 *a, CotangentMemRef3 *b, CotangentMemRef3 *c,
+                         cudaDataType type) {
+  Driver *d = blas();
+  if (!d)
+    return;
+  batchMatmul<float, uint16_t>(
+      a, b, c,
+      [&](cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+          const float *alpha, const uint16_t *pa, int lda, long long strideA, const uint16_t *pb,
+          int ldb, long long strideB, const float *beta, float *pc, int ldc, long long strideC,
+          int batch) {
+        return d->cublasGemmStridedBatchedEx(handle, ta, tb, m, n, k, alpha, pa, type, lda,
+                                             strideA, pb, type, ldb, strideB, beta, pc,
+                                             CUDA_R_32F, ldc, strideC, batch, CUBLAS_COMPUTE_32F,
+                                             CUBLAS_GEMM_DEFAULT);
+      });
+}
+
+} // namespace
+
+extern "C" void cotangent_cuda_batch_matmul_bf16(CotangentMemRef3 *a, CotangentMemRef3 *b,
+                                                 CotangentMemRef3 *c) {
+  lowFloatBatchMatmul(a, b, c, CUDA_R_16BF);
+}
+
+extern "C" void cotangent_cuda_batch_matmul_f16(CotangentMemRef3 *a, CotangentMemRef3 *b,
+                                                CotangentMemRef3 *c) {
+  lowFloatBatchMatmul(a, b, c, CUDA_R_16F);
 }
 
 //===----------------------------------------------------------------------===//

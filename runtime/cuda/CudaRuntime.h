@@ -110,6 +110,11 @@ void cotangent_cuda_batch_matmul_f32(struct CotangentMemRef3 *a, struct Cotangen
                                      struct CotangentMemRef3 *c);
 void cotangent_cuda_batch_matmul_f64(struct CotangentMemRef3 *a, struct CotangentMemRef3 *b,
                                      struct CotangentMemRef3 *c);
+/* bf16 / f16 operands into an f32 product, accumulated in f32 (GemmEx). */
+void cotangent_cuda_batch_matmul_bf16(struct CotangentMemRef3 *a, struct CotangentMemRef3 *b,
+                                      struct CotangentMemRef3 *c);
+void cotangent_cuda_batch_matmul_f16(struct CotangentMemRef3 *a, struct CotangentMemRef3 *b,
+                                     struct CotangentMemRef3 *c);
 
 /* The MLIR GPU runtime wrappers' API, over the driver. */
 void *cotangent_mgpuModuleLoad(void *data, size_t size);

@@ -48,6 +48,28 @@ double Array::at(int64_t i) const {
   return 0;
 }
 
+void Array::set(int64_t i, double v) {
+  char *p = data.data() + i * byteWidth(type.dtype);
+  auto store = [p](auto x) { std::memcpy(p, &x, sizeof(x)); };
+  switch (type.dtype) {
+  case DType::F32: store(static_cast<float>(v)); break;
+  case DType::F64: store(v); break;
+  case DType::I32: store(static_cast<int32_t>(v)); break;
+  case DType::I64: store(static_cast<int64_t>(v)); break;
+  case DType::I1: *p = v != 0; break;
+  case DType::F16: store(static_cast<_Float16>(v)); break;
+  case DType::BF16: {
+    float f = static_cast<float>(v);
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    // The upper half, rounded to nearest even (a NaN stays a quiet NaN).
+    store(static_cast<uint16_t>(std::isnan(f) ? 0x7FC0
+                                              : (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16));
+    break;
+  }
+  }
+}
+
 bool readNpy(const std::string &path, Array &array, std::string &error) {
   std::ifstream in(path, std::ios::binary);
   if (!in)

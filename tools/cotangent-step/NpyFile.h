@@ -21,6 +21,8 @@ struct Array {
   TensorType type;
   std::vector<char> data; ///< type.bytes() bytes, row-major
   double at(int64_t i) const; ///< element i as a double
+  /// Element i = v, rounded to the nearest of its type (ties to even).
+  void set(int64_t i, double v);
 };
 
 /// Reads `path`; on error returns false with `error` saying what is wrong.

@@ -28,17 +28,18 @@ size_t span(int rows, int cols, int ld, long long stride, int batch, size_t elem
          element;
 }
 
-template <typename T>
-cublasStatus_t gemm(cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb, int m,
-                    int n, int k, const T *a, int lda, long long strideA, const T *b, int ldb,
-                    long long strideB, T *c, int ldc, long long strideC, int batch) {
+/// A GEMM's checks: operands of `in` bytes an element, the product of `out`.
+cublasStatus_t check(cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb, int m,
+                     int n, int k, const void *a, int lda, long long strideA, const void *b,
+                     int ldb, long long strideB, const void *c, int ldc, long long strideC,
+                     int batch, size_t in, size_t out) {
   if (!handle)
     return CUBLAS_STATUS_NOT_INITIALIZED;
   bool ok = fakeCudaIsLive(a, span(ta == CUBLAS_OP_N ? m : k, ta == CUBLAS_OP_N ? k : m, lda,
-                                   strideA, batch, sizeof(T))) &&
+                                   strideA, batch, in)) &&
             fakeCudaIsLive(b, span(tb == CUBLAS_OP_N ? k : n, tb == CUBLAS_OP_N ? n : k, ldb,
-                                   strideB, batch, sizeof(T))) &&
-            fakeCudaIsLive(c, span(m, n, ldc, strideC, batch, sizeof(T)));
+                                   strideB, batch, in)) &&
+            fakeCudaIsLive(c, span(m, n, ldc, strideC, batch, out));
   if (!ok) {
     std::fprintf(stderr, "fake cuBLAS: a GEMM operand lies outside every live block\n");
     return CUBLAS_STATUS_INVALID_VALUE;
@@ -69,7 +70,8 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                                          long long strideA, const float *b, int ldb,
                                          long long strideB, const float *, float *c, int ldc,
                                          long long strideC, int batch) {
-  return gemm(handle, ta, tb, m, n, k, a, lda, strideA, b, ldb, strideB, c, ldc, strideC, batch);
+  return check(handle, ta, tb, m, n, k, a, lda, strideA, b, ldb, strideB, c, ldc, strideC, batch,
+               sizeof(float), sizeof(float));
 }
 
 cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_t ta,
@@ -78,7 +80,27 @@ cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                                          long long strideA, const double *b, int ldb,
                                          long long strideB, const double *, double *c, int ldc,
                                          long long strideC, int batch) {
-  return gemm(handle, ta, tb, m, n, k, a, lda, strideA, b, ldb, strideB, c, ldc, strideC, batch);
+  return check(handle, ta, tb, m, n, k, a, lda, strideA, b, ldb, strideB, c, ldc, strideC, batch,
+               sizeof(double), sizeof(double));
+}
+
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t ta,
+                                          cublasOperation_t tb, int m, int n, int k,
+                                          const void *, const void *a, cudaDataType typeA,
+                                          int lda, long long strideA, const void *b,
+                                          cudaDataType typeB, int ldb, long long strideB,
+                                          const void *, void *c, cudaDataType typeC, int ldc,
+                                          long long strideC, int batch, cublasComputeType_t,
+                                          cublasGemmAlgo_t) {
+  auto bytes = [](cudaDataType t) -> size_t {
+    return t == CUDA_R_16BF || t == CUDA_R_16F ? 2 : t == CUDA_R_32F ? 4 : 8;
+  };
+  if (typeA != typeB) {
+    std::fprintf(stderr, "fake cuBLAS: GemmEx with operands of two types\n");
+    return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  return check(handle, ta, tb, m, n, k, a, lda, strideA, b, ldb, strideB, c, ldc, strideC, batch,
+               bytes(typeA), bytes(typeC));
 }
 
 } // extern "C"
