@@ -96,8 +96,9 @@ void kernelizeReduction(ElementReduction r) {
 }
 
 /// Moves `op` into a kernel of one thread, with clones of the loads and
-/// pure ops of its block that compute its operands.
-void kernelizeSerially(Operation *op) {
+/// pure ops of its block that compute its operands (a load of host memory,
+/// `onHost`, stays on the host: the kernel gets its value).
+void kernelizeSerially(Operation *op, llvm::function_ref<bool(Value)> onHost) {
   SetVector<Operation *> slice;
   SmallVector<Value> worklist(op->getOperands());
   op->walk([&](Operation *inner) {
@@ -113,8 +114,9 @@ void kernelizeSerially(Operation *op) {
   };
   while (!worklist.empty()) {
     Operation *def = worklist.pop_back_val().getDefiningOp();
+    auto load = dyn_cast_or_null<memref::LoadOp>(def);
     if (!def || def->getBlock() != op->getBlock() || def->getNumRegions() != 0 ||
-        !(isPure(def) || (isa<memref::LoadOp>(def) && readsTheSame(def))) ||
+        !(isPure(def) || (load && !onHost(load.getMemRef()) && readsTheSame(def))) ||
         !slice.insert(def))
       continue;
     worklist.append(def->operand_begin(), def->operand_end());
@@ -211,18 +213,23 @@ bool isHostMemory(Value buffer, const llvm::DenseSet<Operation *> &hostFunctions
   return arg && hostFunctions.contains(arg.getOwner()->getParentOp());
 }
 
-/// Whether every buffer `op` (and what it nests) reads or writes is host memory.
-bool touchesOnlyHostMemory(Operation *op, const llvm::DenseSet<Operation *> &hostFunctions) {
-  WalkResult result = op->walk([&](Operation *inner) {
-    Value buffer;
+/// How many of the buffers `op` (and what it nests) loads, stores or copies
+/// are host memory, and how many are not.
+std::pair<int, int> countBuffers(Operation *op,
+                                 const llvm::DenseSet<Operation *> &hostFunctions) {
+  int host = 0, device = 0;
+  op->walk([&](Operation *inner) {
+    SmallVector<Value, 2> buffers;
     if (auto load = dyn_cast<memref::LoadOp>(inner))
-      buffer = load.getMemRef();
+      buffers.push_back(load.getMemRef());
     else if (auto store = dyn_cast<memref::StoreOp>(inner))
-      buffer = store.getMemRef();
-    return !buffer || isHostMemory(buffer, hostFunctions) ? WalkResult::advance()
-                                                          : WalkResult::interrupt();
+      buffers.push_back(store.getMemRef());
+    else if (auto copy = dyn_cast<memref::CopyOp>(inner))
+      buffers.append({copy.getSource(), copy.getTarget()});
+    for (Value buffer : buffers)
+      ++(isHostMemory(buffer, hostFunctions) ? host : device);
   });
-  return !result.wasInterrupted();
+  return {host, device};
 }
 
 /// Private functions whose every call passes stack buffers for every buffer
@@ -278,6 +285,7 @@ public:
       return readScalar;
     };
     llvm::DenseSet<Operation *> host = hostFunctions(module);
+    auto onHost = [&](Value buffer) { return isHostMemory(buffer, host); };
     for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>())) {
       if (fn.isExternal() || host.contains(fn))
         continue;
@@ -285,9 +293,20 @@ public:
       collectHostOps(fn.getBody(), ops);
       // Whole ops first (copies, loop nests, stores), then the loads left.
       for (Operation *op : ops) {
-        if (isa<scf::ForOp, memref::StoreOp, memref::LoadOp>(op) &&
-            touchesOnlyHostMemory(op, host))
-          continue;
+        if (isa<scf::ForOp, memref::StoreOp, memref::LoadOp, memref::CopyOp>(op)) {
+          auto [onHost, onDevice] = countBuffers(op, host);
+          if (onDevice == 0)
+            continue; // host code on the host's own buffers
+          auto loop = dyn_cast<scf::ForOp>(op);
+          bool kernel = isa<memref::StoreOp, memref::CopyOp>(op) ||
+                        (loop && loop.getNumResults() == 0 && fitsInKernel(loop));
+          if (onHost != 0 && kernel) {
+            // A kernel cannot reach the host's stack.
+            op->emitError("host code mixes stack buffers and device buffers in what would "
+                          "become one kernel");
+            return signalPassFailure();
+          }
+        }
         if (auto copy = dyn_cast<memref::CopyOp>(op)) {
           kernelizeCopy(copy);
         } else if (auto loop = dyn_cast<scf::ForOp>(op);
@@ -295,9 +314,9 @@ public:
           if (auto reduction = matchElementReduction(loop))
             kernelizeReduction(*reduction);
           else
-            kernelizeSerially(loop);
+            kernelizeSerially(loop, onHost);
         } else if (isa<memref::StoreOp>(op)) {
-          kernelizeSerially(op);
+          kernelizeSerially(op, onHost);
         }
       }
       // What only the kernels needed (loads, arithmetic) is cloned there now;
