@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "conversion/llvm/LoweringPasses.h"
+#include "conversion/llvm/LoweringUtils.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
@@ -59,7 +60,7 @@ public:
       // f16 into an f32 product.
       Type operandElem = cast<MemRefType>(a.getType()).getElementType();
       bool lowFloatOperands =
-          lowFloat && elem.isF32() && (operandElem.isBF16() || operandElem.isF16());
+          lowFloat && elem.isF32() && cotangent::lowering::isLowFloat(operandElem);
       if ((!elem.isF32() && !elem.isF64()) || (operandElem != elem && !lowFloatOperands) ||
           cast<MemRefType>(b.getType()).getElementType() != operandElem)
         continue;

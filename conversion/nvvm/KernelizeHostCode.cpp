@@ -235,23 +235,18 @@ std::pair<int, int> countBuffers(Operation *op,
 /// Private functions whose every call passes stack buffers for every buffer
 /// argument (the deallocation pipeline's alias-check helper): host code.
 llvm::DenseSet<Operation *> hostFunctions(ModuleOp module) {
-  llvm::DenseSet<Operation *> host;
-  llvm::DenseSet<Operation *> none;
-  DenseMap<Operation *, bool> allHost;
+  llvm::DenseSet<Operation *> host, notHost;
   module.walk([&](func::CallOp call) {
     auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
     if (!callee || callee.isExternal() || callee.isPublic())
       return;
     bool onStack = llvm::all_of(call.getOperands(), [&](Value v) {
-      return !isa<MemRefType>(v.getType()) || isHostMemory(v, none);
+      return !isa<MemRefType>(v.getType()) || isHostMemory(v, /*hostFunctions=*/{});
     });
-    auto [it, inserted] = allHost.try_emplace(callee, onStack);
-    if (!inserted)
-      it->second = it->second && onStack;
+    (onStack ? host : notHost).insert(callee);
   });
-  for (auto [fn, onStack] : allHost)
-    if (onStack)
-      host.insert(fn);
+  for (Operation *fn : notHost)
+    host.erase(fn);
   return host;
 }
 
@@ -294,13 +289,13 @@ public:
       // Whole ops first (copies, loop nests, stores), then the loads left.
       for (Operation *op : ops) {
         if (isa<scf::ForOp, memref::StoreOp, memref::LoadOp, memref::CopyOp>(op)) {
-          auto [onHost, onDevice] = countBuffers(op, host);
-          if (onDevice == 0)
+          auto [hostBuffers, deviceBuffers] = countBuffers(op, host);
+          if (deviceBuffers == 0)
             continue; // host code on the host's own buffers
           auto loop = dyn_cast<scf::ForOp>(op);
           bool kernel = isa<memref::StoreOp, memref::CopyOp>(op) ||
                         (loop && loop.getNumResults() == 0 && fitsInKernel(loop));
-          if (onHost != 0 && kernel) {
+          if (hostBuffers != 0 && kernel) {
             // A kernel cannot reach the host's stack.
             op->emitError("host code mixes stack buffers and device buffers in what would "
                           "become one kernel");
@@ -329,8 +324,7 @@ public:
       ops.clear();
       collectHostOps(fn.getBody(), ops);
       for (Operation *op : ops)
-        if (auto load = dyn_cast<memref::LoadOp>(op);
-            load && !isHostMemory(load.getMemRef(), host))
+        if (auto load = dyn_cast<memref::LoadOp>(op); load && !onHost(load.getMemRef()))
           if (failed(readThroughRuntime(load, getReadScalar())))
             return signalPassFailure();
     }

@@ -72,8 +72,7 @@ void usage() {
       "  --repeat N         timed steps (default 20)\n"
       "  --warmup K         untimed steps before them (default 3)\n"
       "  --expect DIR       compare with DIR/output<i>.npy and DIR/gradient<i>.npy\n"
-      "  --rtol R           tolerance of --expect: |a-b| <= R max|b| + A (default 1e-5;\n"
-      "                     bf16 and f16 results at least 1e-2)\n"
+      "  --rtol R           tolerance of --expect: |a-b| <= R max|b| + A (default 1e-5)\n"
       "  --atol A           absolute tolerance of --expect (default 0; for a loss that cancels)\n"
       "  --output-dir DIR   write output<i>.npy and gradient<i>.npy there\n"
       "  --save-inputs DIR  write the arguments used as arg<i>.npy there (also with --check-only)\n"
@@ -692,10 +691,7 @@ int main(int argc, char **argv) {
         std::optional<Difference> d = difference(got[i], want);
         if (!d)
           fail(path + ": holds " + want.type.str() + ", the step gives " + got[i].type.str());
-        // A bf16/f16 result keeps 8/11 mantissa bits: one rounding apart is
-        // up to 2^-8 of it, so it is compared at no finer than 1e-2.
-        bool low = want.type.dtype == DType::BF16 || want.type.dtype == DType::F16;
-        bool within = d->within(low ? std::max(o.rtol, 1e-2) : o.rtol, o.atol);
+        bool within = d->within(o.rtol, o.atol);
         maxDiff = std::max(maxDiff, d->relative());
         std::printf("expect %s%zu: max relative difference %.3g (max abs %.3g)%s\n", prefix, i,
                     d->relative(), d->abs, within ? "" : "  (over the tolerance)");
