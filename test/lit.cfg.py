@@ -20,6 +20,12 @@ tools = ["cotangent-opt", "cotangent-run", "cotangent-interpret", "cotangent-dem
 llvm_config.add_tool_substitutions(
     [ToolSubst(t, unresolved="ignore") for t in tools], tool_dirs)
 config.substitutions.append(("%src_root", config.cotangent_src_root))
+# mlir-runner's support libraries (printMemref*), for tests that run
+# lowered IR on the CPU.
+llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+for name in ["mlir_runner_utils", "mlir_c_runner_utils"]:
+    config.substitutions.append(
+        (f"%{name}", os.path.join(llvm_lib_dir, f"lib{name}.so")))
 config.substitutions.append(("%obj_root", config.cotangent_obj_root))
 
 # test/gpu assembles the PTX of --jx-to-nvvm with the CUDA toolkit's ptxas.

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -57,6 +58,10 @@ struct JxToNVVMOptions : public PassPipelineOptions<JxToNVVMOptions> {
   Option<int64_t> threadsPerBlock{*this, "threads-per-block",
                                   llvm::cl::desc("Threads per block of each kernel"),
                                   llvm::cl::init(256)};
+  Option<int64_t> vectorBytes{*this, "vector-bytes",
+                              llvm::cl::desc("Bytes of each vector load and store in elementwise "
+                                             "kernels (0: scalar accesses)"),
+                              llvm::cl::init(16)};
 };
 
 /// Adds the first stage of `jx-to-nvvm` to `pm`: jx on tensors to buffers in

@@ -37,6 +37,50 @@ def JxGpuTileParallelLoopsPass
                            "mlir::affine::AffineDialect"];
 }
 
+def JxGpuVectorizeAccessesPass
+    : Pass<"jx-gpu-vectorize-accesses", "mlir::func::FuncOp"> {
+  let summary = "Give each thread of an elementwise loop several neighbouring elements, "
+                "read and written as one vector";
+  let description = [{
+    Runs after `jx-gpu-block-reductions`, before `jx-gpu-tile-parallel-loops`.
+    In an outermost `scf.parallel` without reductions whose body is straight
+    code (loads, stores and ops without side effects or regions, every load
+    before every store), each iteration of the innermost dimension (constant
+    bounds from 0 by 1) takes `L` neighbouring elements: the body is repeated
+    for each lane, and each access whose last index is that induction
+    variable (and whose other indices do not depend on it) becomes one
+    `vector.load` or `vector.store` of `L` elements with its alignment stated,
+    so that the NVPTX backend emits `ld.global.v4.f32` and the like. Memory
+    is read in 16-byte pieces: `L` is 16 bytes over the widest element so
+    accessed (at most 8), halved until it divides the trip count.
+
+    An access is vectorized only where its alignment follows from its type
+    (the runtime's blocks start on 16 bytes or more): a strided layout with
+    a static offset and static strides that are multiples of `L` (the last
+    stride 1; unit dimensions excepted), and an element of 8, 16, 32 or 64
+    bits (`i1` buffers hold a byte per element). Other accesses are repeated
+    per lane; ops that do not depend on the induction variable are not.
+
+    ```mlir
+    // scf.parallel (%i, %j) = (0, 0) to (8, 32) {
+    //   %x = memref.load %a[%i, %j]; %y = memref.load %b[%j]
+    //   memref.store (%x + %y), %c[%i, %j] }                      becomes
+    scf.parallel (%i, %j4) = (0, 0) to (8, 8) {
+      %j = arith.muli %j4, 4
+      %x = vector.load %a[%i, %j] {alignment = 16} : vector<4xf32>
+      %y = vector.load %b[%j] {alignment = 16} : vector<4xf32>
+      // four lanes of the scalar code, on vector.extract of %x and %y
+      vector.store (vector.from_elements ...), %c[%i, %j] {alignment = 16}
+    }
+    ```
+  }];
+  let options = [
+    Option<"vectorBytes", "vector-bytes", "int64_t", /*default=*/"16",
+           "Bytes each vector access reads or writes (a power of two; 0 turns the pass off)">
+  ];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::arith::ArithDialect"];
+}
+
 def JxGpuKernelizeHostCodePass
     : Pass<"jx-gpu-kernelize-host-code", "mlir::ModuleOp"> {
   let summary = "Move what host code does to buffers onto the device";

@@ -23,7 +23,9 @@
 //   convert-linalg-to-parallel-loops, jx-gpu-kernelize-host-code (what host
 //                          code did to buffers moves into kernels),
 //   jx-gpu-block-reductions (a reduction keeping dimensions: one block per
-//                          kept element), jx-gpu-tile-parallel-loops,
+//                          kept element), jx-gpu-vectorize-accesses (each
+//                          thread of an elementwise loop reads and writes
+//                          16 bytes per operand), jx-gpu-tile-parallel-loops,
 //   gpu-map-parallel-loops, convert-parallel-loops-to-gpu,
 //   gpu-kernel-outlining   every outermost parallel loop is one gpu.launch,
 //                          outlined into its own gpu.module
@@ -87,6 +89,8 @@ void cotangent::buildJxToNVVMPipeline(OpPassManager &pm, const JxToNVVMOptions &
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addPass(createJxGpuKernelizeHostCodePass());
   pm.addNestedPass<func::FuncOp>(createJxGpuBlockReductionsPass());
+  pm.addNestedPass<func::FuncOp>(createJxGpuVectorizeAccessesPass(
+      JxGpuVectorizeAccessesPassOptions{.vectorBytes = options.vectorBytes}));
   JxGpuTileParallelLoopsPassOptions tiling;
   tiling.threadsPerBlock = options.threadsPerBlock;
   pm.addNestedPass<func::FuncOp>(createJxGpuTileParallelLoopsPass(tiling));

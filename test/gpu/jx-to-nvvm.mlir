@@ -5,6 +5,7 @@
 // RUN: cotangent-opt %s --jx-to-nvvm="format=isa" --mlir-print-ir-after=gpu-kernel-outlining -o %t.mlir 2>&1 | FileCheck %s --check-prefix=KERNELS
 // RUN: FileCheck %s --check-prefix=HOST < %t.mlir
 // RUN: cotangent-opt %s --jx-to-nvvm="format=isa cublas=false" --mlir-print-ir-after=gpu-kernel-outlining -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOBLAS
+// RUN: cotangent-opt %s --jx-to-nvvm="format=isa vector-bytes=0" --mlir-print-ir-after=gpu-kernel-outlining -o /dev/null 2>&1 | FileCheck %s --check-prefix=SCALAR
 // RUN: not cotangent-opt %s --jx-to-nvvm="threads-per-block=2048" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 
 func.func @mlp(%x: tensor<8x16xf32>, %W: tensor<16x32xf32>, %b: tensor<32xf32>) -> tensor<8x32xf32> {
@@ -18,8 +19,9 @@ func.func @mlp(%x: tensor<8x16xf32>, %W: tensor<16x32xf32>, %b: tensor<32xf32>) 
 }
 
 // The matmul writes its whole output (cuBLAS with beta = 0), so its zero
-// fill is gone: no kernel before the call, then one fused kernel; the 32
-// contiguous columns are thread_x, the 8 rows thread_y: one 256-thread block.
+// fill is gone: no kernel before the call, then one fused kernel; each
+// thread takes 4 neighbouring columns (16-byte loads and stores), so the 32
+// columns are 8 threads along x, the 8 rows thread_y: one 64-thread block.
 // KERNELS-LABEL: func.func @mlp(
 // KERNELS:         memref.alloc() : memref<1x8x32xf32>
 // KERNELS-NOT:     gpu.launch_func
@@ -29,12 +31,19 @@ func.func @mlp(%x: tensor<8x16xf32>, %W: tensor<16x32xf32>, %b: tensor<32xf32>) 
 // KERNELS:         return
 // KERNELS:       gpu.module @mlp_kernel
 // KERNELS:         gpu.func @mlp_kernel(
-// KERNELS:           memref.load
-// KERNELS:           memref.load
-// KERNELS:           arith.addf
-// KERNELS:           arith.maximumf
-// KERNELS:           memref.store
+// KERNELS:           vector.load %{{.*}} : memref<8x32xf32>, vector<4xf32>
+// KERNELS:           vector.load %{{.*}} : memref<32xf32>, vector<4xf32>
+// KERNELS-COUNT-4:   arith.addf
+// KERNELS-COUNT-4:   arith.maximumf
+// KERNELS:           vector.store %{{.*}} : memref<8x32xf32>, vector<4xf32>
 // KERNELS:           gpu.return
+
+// With vector-bytes=0, one element per thread.
+// SCALAR:       gpu.func @mlp_kernel(
+// SCALAR-NOT:     vector.load
+// SCALAR:         memref.load %{{.*}} : memref<8x32xf32>
+// SCALAR:         memref.load %{{.*}} : memref<32xf32>
+// SCALAR:         memref.store %{{.*}} : memref<8x32xf32>
 
 // HOST-DAG:  llvm.func @_mlir_memref_to_llvm_alloc(i64) -> !llvm.ptr
 // HOST-DAG:  llvm.func @_mlir_ciface_cotangent_batch_matmul_f32(
