@@ -66,6 +66,7 @@ reference mlp-offload mlp
 reference mlp-offload-all mlp
 reference scan-rnn rnn
 reference cond cond
+reference mlp-bf16 mlp
 
 if [ $quick = 0 ]; then
   tmp=$(mktemp -d)

@@ -20,6 +20,15 @@
 
 namespace cotangent::npy {
 
+/// The `descr` of each dtype the tools read and write. NumPy has no bf16:
+/// `np.save` of an ml_dtypes `bfloat16` array (what a JAX bf16 array gives)
+/// writes 2-byte void, `<V2`, which the tools read as bf16 ("|V2" too).
+namespace descr {
+inline constexpr std::string_view kF32 = "<f4", kF64 = "<f8", kF16 = "<f2", kBF16 = "<V2",
+                                  kI32 = "<i4", kI64 = "<i8", kBool = "|b1";
+inline bool isBF16(std::string_view d) { return d == kBF16 || d == "|V2"; }
+} // namespace descr
+
 struct Header {
   std::string descr;          ///< e.g. "<f4", "|b1"
   std::vector<int64_t> shape; ///< () for a scalar

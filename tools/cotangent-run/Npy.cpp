@@ -27,21 +27,26 @@ llvm::Expected<interp::Tensor> npy::parse(mlir::MLIRContext *ctx, StringRef byte
   Header header;
   if (auto error = parseHeader(std::string_view(bytes.data(), bytes.size()), header))
     return fail(*error);
-  StringRef d = header.descr;
+  std::string_view d = header.descr;
   mlir::Builder b(ctx);
   mlir::Type elem;
-  if (d == "<f4")
+  if (d == descr::kF32)
     elem = b.getF32Type();
-  else if (d == "<f8")
+  else if (d == descr::kF64)
     elem = b.getF64Type();
-  else if (d == "<i4")
+  else if (d == descr::kF16)
+    elem = b.getF16Type();
+  else if (descr::isBF16(d))
+    elem = b.getBF16Type();
+  else if (d == descr::kI32)
     elem = b.getI32Type();
-  else if (d == "<i8")
+  else if (d == descr::kI64)
     elem = b.getI64Type();
-  else if (d == "|b1")
+  else if (d == descr::kBool)
     elem = b.getI1Type();
   else
-    return fail("unsupported dtype '" + d + "' (f32, f64, i32, i64 or bool, little endian)");
+    return fail("unsupported dtype '" + StringRef(header.descr) +
+                "' (f32, f64, f16, bf16 as <V2, i32, i64 or bool, little endian)");
   // The shape's bytes, checked against the data before anything is
   // allocated: a hostile header may name more than memory holds.
   auto needed = byteSize(header.shape, elem.isInteger(1) ? 1 : elem.getIntOrFloatBitWidth() / 8);
@@ -62,21 +67,25 @@ llvm::Expected<interp::Tensor> npy::parse(mlir::MLIRContext *ctx, StringRef byte
 
 llvm::Expected<std::string> npy::serialize(const interp::Tensor &tensor) {
   mlir::Type elem = tensor.getElementType();
-  std::string descr;
+  std::string_view d;
   if (elem.isF32())
-    descr = "<f4";
+    d = descr::kF32;
   else if (elem.isF64())
-    descr = "<f8";
+    d = descr::kF64;
+  else if (elem.isF16())
+    d = descr::kF16;
+  else if (elem.isBF16())
+    d = descr::kBF16;
   else if (elem.isInteger(32))
-    descr = "<i4";
+    d = descr::kI32;
   else if (elem.isInteger(64))
-    descr = "<i8";
+    d = descr::kI64;
   else if (elem.isInteger(1))
-    descr = "|b1";
+    d = descr::kBool;
   else
-    return fail(".npy output supports f32, f64, i32, i64 and bool only");
+    return fail(".npy output supports f32, f64, f16, bf16, i32, i64 and bool only");
   auto shape = tensor.getShape();
-  std::string out = formatHeader(descr, {shape.begin(), shape.end()});
+  std::string out = formatHeader(d, {shape.begin(), shape.end()});
   out.append(tensor.data(), tensor.getByteSize());
   return out;
 }

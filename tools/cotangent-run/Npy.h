@@ -1,8 +1,8 @@
 //===- Npy.h - NumPy .npy files of host tensors -----------------*- C++ -*-===//
 //
-// Reads and writes NumPy's .npy format (versions 1-3) for the dtypes jx
-// shares with NumPy that the tools need: f32, f64, i32, i64 and bool, in C
-// order, little endian.
+// Reads and writes NumPy's .npy format (versions 1-3) for every dtype of
+// jx: f32, f64, f16, bf16 (as `<V2`, tools/common/NpyFormat.h), i32, i64 and
+// bool, in C order, little endian.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +21,7 @@ namespace cotangent::npy {
 /// what is wrong with the file.
 llvm::Expected<interp::Tensor> parse(mlir::MLIRContext *ctx, llvm::StringRef bytes);
 
-/// The .npy bytes of `tensor` (version 1.0); fails for f16/bf16.
+/// The .npy bytes of `tensor` (version 1.0).
 llvm::Expected<std::string> serialize(const interp::Tensor &tensor);
 
 } // namespace cotangent::npy

@@ -13,11 +13,14 @@ namespace cotangent::step {
 namespace {
 
 struct Descr {
-  const char *npy;
+  std::string_view npy;
   DType dtype;
 };
-const Descr kDescrs[] = {{"<f4", DType::F32}, {"<f8", DType::F64}, {"<f2", DType::F16},
-                         {"<i4", DType::I32}, {"<i8", DType::I64}, {"|b1", DType::I1}};
+const Descr kDescrs[] = {
+    {npy::descr::kF32, DType::F32}, {npy::descr::kF64, DType::F64},
+    {npy::descr::kF16, DType::F16}, {npy::descr::kBF16, DType::BF16},
+    {npy::descr::kI32, DType::I32}, {npy::descr::kI64, DType::I64},
+    {npy::descr::kBool, DType::I1}};
 
 } // namespace
 
@@ -79,7 +82,8 @@ bool readNpy(const std::string &path, Array &array, std::string &error) {
   npy::Header header;
   if (auto why = npy::parseHeader(bytes, header))
     return fail(*why);
-  bool known = false;
+  bool known = npy::descr::isBF16(header.descr);
+  array.type.dtype = DType::BF16;
   for (const Descr &d : kDescrs)
     if (header.descr == d.npy) {
       array.type.dtype = d.dtype;
@@ -87,7 +91,7 @@ bool readNpy(const std::string &path, Array &array, std::string &error) {
     }
   if (!known)
     return fail("unsupported dtype '" + header.descr +
-                "' (f32, f64, f16, i32, i64 or bool, little endian)");
+                "' (f32, f64, f16, bf16 as <V2, i32, i64 or bool, little endian)");
   array.type.shape = header.shape;
   // A shape whose byte count overflows cannot match the file's size.
   auto dataBytes = npy::byteSize(header.shape, byteWidth(array.type.dtype));
@@ -101,12 +105,10 @@ bool readNpy(const std::string &path, Array &array, std::string &error) {
 }
 
 bool writeNpy(const std::string &path, const Array &array, std::string &error) {
-  const char *descr = nullptr;
+  std::string_view descr;
   for (const Descr &d : kDescrs)
     if (d.dtype == array.type.dtype)
       descr = d.npy;
-  if (!descr)
-    return error = path + ": " + dtypeName(array.type.dtype) + " has no .npy dtype", false;
   std::ofstream out(path, std::ios::binary);
   if (!out)
     return error = path + ": cannot write", false;
