@@ -20,7 +20,9 @@ def JxGpuTileParallelLoopsPass
     outwards until `threads-per-block` threads are used (the z dimension is
     capped at 64, the hardware limit; dimensions beyond the third stay
     sequential loops in each thread). The remainder is guarded by an
-    `scf.if` inside the block.
+    `scf.if` inside the block. A loop whose blocks would number more than
+    65535 along y or z (the hardware's limit) is first made one-dimensional:
+    each thread divides its index back into the loop's.
 
     ```mlir
     // scf.parallel (%i, %j) = (0, 0) to (8, 32)  becomes

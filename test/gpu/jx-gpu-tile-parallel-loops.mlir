@@ -58,3 +58,42 @@ func.func @dynamic(%m: memref<?xf32>, %v: f32, %n: index) {
   }
   return
 }
+
+// 100000 x 16 x 16: a 16 x 16 block per z index would take 100000 blocks
+// along z (the hardware launches 65535): the loop becomes one dimension of
+// 25600000 points in blocks of 256, each thread dividing its index back.
+// CHECK-LABEL: func.func @many_blocks
+// CHECK:         %[[B:.*]] = arith.muli %c1{{.*}}, %c256
+// CHECK:         scf.parallel (%[[L0:.*]]) = (%c0{{.*}}) to (%c25600000) step (%[[B]])
+// CHECK:           scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%[[B]]) step (%c1{{.*}})
+// CHECK:             %[[L:.*]] = arith.addi %[[T]], %[[L0]]
+// CHECK:             %[[K:.*]] = arith.remui %[[L]], %c16
+// CHECK:             %[[R:.*]] = arith.divui %[[L]], %c16
+// CHECK:             %[[J:.*]] = arith.remui %[[R]], %c16
+// CHECK:             %[[I:.*]] = arith.divui %[[R]], %c16
+// CHECK:             memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : memref<100000x16x16xf32>
+// The same loop of 60000 keeps its three dimensions.
+// CHECK-LABEL: func.func @fewer_blocks
+// CHECK:         scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}) = (%c0, %c0, %c0) to (%c16, %c16, %c60000)
+func.func @many_blocks(%m: memref<100000x16x16xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %n = arith.constant 100000 : index
+  scf.parallel (%i, %j, %k) = (%c0, %c0, %c0) to (%n, %c16, %c16) step (%c1, %c1, %c1) {
+    memref.store %v, %m[%i, %j, %k] : memref<100000x16x16xf32>
+    scf.reduce
+  }
+  return
+}
+func.func @fewer_blocks(%m: memref<60000x16x16xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %n = arith.constant 60000 : index
+  scf.parallel (%i, %j, %k) = (%c0, %c0, %c0) to (%n, %c16, %c16) step (%c1, %c1, %c1) {
+    memref.store %v, %m[%i, %j, %k] : memref<60000x16x16xf32>
+    scf.reduce
+  }
+  return
+}

@@ -255,6 +255,11 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
   if (!gx || !gy || !gz || !bx || !by || !bz || bx * by * bz > 1024)
     return fail(CUDA_ERROR_INVALID_VALUE, "cuLaunchKernel with an empty grid or a block over "
                                           "1024 threads");
+  // The hardware's limits: 2^31 - 1 blocks along x, 65535 along y and z;
+  // 1024 threads along x and y, 64 along z.
+  if (gx > 0x7FFFFFFFu || gy > 65535 || gz > 65535 || bx > 1024 || by > 1024 || bz > 64)
+    return fail(CUDA_ERROR_INVALID_VALUE, "cuLaunchKernel with a grid or block beyond the "
+                                          "device's limits");
   if (!params)
     return fail(CUDA_ERROR_INVALID_VALUE, "cuLaunchKernel without parameters");
   return enqueue(s, [] {});
