@@ -12,7 +12,8 @@
 #   models/<model>/{inputs,expected}
 #                                 arguments and CPU reference results of the
 #                                 small examples (test/gpu/Inputs)
-#   models.txt                    name, kind (reference, mlp, transformer), policy
+#   models.txt                    name, kind (reference, mlp, transformer,
+#                                 scalar), policy (of a scalar twin: its model)
 #   models-first.txt              the subset a short device call runs first
 #   run.sh, jax_step.py, report.py, jax_models.py (bench/)
 #
@@ -22,7 +23,8 @@
 # under no policy, nothing_saveable, dots_saveable (and, for the MLP, an
 # offload of every dot, and the same residuals held on the device, which the
 # offload's peak is measured against); their references are JAX's, computed
-# on the GPU.
+# on the GPU. mlp-b2048-none and transformer-none also come with a twin of
+# kind "scalar" (one element per thread in elementwise kernels).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 quick=0
@@ -36,10 +38,12 @@ cp "$B/cotangent-step" "$out/bin/"
 cp "$root"/bench/gpu/{run.sh,jax_step.py,report.py} "$root"/bench/jax_models.py "$out/"
 echo "# name kind policy (scripts/gpu-check.sh)" >"$out/models.txt"
 
-# A step of MLIR file $2: the object, linked as a shared library.
+# A step of MLIR file $2 (more flags of cotangent-run after it): the
+# object, linked as a shared library.
 step() {
   local name=$1 mlir=$2
-  "$B/cotangent-run" "$mlir" --vjp --target=cuda --chip sm_80,sm_90 \
+  shift 2
+  "$B/cotangent-run" "$mlir" --vjp --target=cuda --chip sm_80,sm_90 "$@" \
     --emit-object "$out/steps/$name.o"
   ${CXX:-c++} -shared -o "$out/steps/$name.so" "$out/steps/$name.o"
   rm "$out/steps/$name.o"
@@ -58,6 +62,15 @@ reference() {
     >/dev/null
   xz -T2 "$out/steps/$name.so"
   echo "$name reference -" >>"$out/models.txt"
+}
+
+# Model $1's twin with one element per thread in its elementwise kernels
+# (--vector-bytes 0): run.sh times it on $1's arguments, report.py prints
+# what the 16-byte accesses gain.
+scalar() {
+  step "$1-scalar" "$2" --vector-bytes 0
+  xz -T2 "$out/steps/$1-scalar.so"
+  echo "$1-scalar scalar $1" >>"$out/models.txt"
 }
 
 reference seed-g-f f
@@ -81,6 +94,7 @@ if [ $quick = 0 ]; then
     done
     wait
   done
+  scalar mlp-b2048-none "$tmp/mlp-b2048-none.mlir"
   "$B/cotangent-bench" --emit-mlir "$tmp" --blocks 4 --seq 256 --width 512 --heads 8
   for policy in none nothing_saveable dots_saveable; do
     step transformer-$policy "$tmp/transformer-$policy.mlir" &&
@@ -88,10 +102,12 @@ if [ $quick = 0 ]; then
     echo "transformer-$policy transformer $policy" >>"$out/models.txt"
   done
   wait
+  scalar transformer-none "$tmp/transformer-none.mlir"
 fi
 for so in "$out"/steps/*.so.xz; do [ -s "$so" ] || { echo "gpu-check: $so is empty" >&2; exit 1; }; done
 # What one short device call runs first (`run.sh models-first.txt`): every
-# small example, the offloads with their on-device twins, the transformer.
-grep -E '^(#|[^ ]+ reference |mlp-b(256|2048)-(offload|dots_on_device) |transformer-none )' \
+# small example, the offloads with their on-device twins, the transformer
+# and its scalar twin.
+grep -E '^(#|[^ ]+ reference |mlp-b(256|2048)-(offload|dots_on_device) |transformer-none(-scalar)? )' \
   "$out/models.txt" >"$out/models-first.txt"
 echo "gpu-check: $(du -sh "$out" | cut -f1) in $out; on the GPU machine: bash $(basename "$out")/run.sh"

@@ -5,7 +5,9 @@ the same GPU (precision "highest" and default), device peaks against XLA's
 reference; then, for each offload step, how far it lowered the device peak
 below its twin that holds the same residuals on the device (the model named
 with "dots_on_device" for "offload"): by the offloaded bytes, or the check
-fails. Writes out/summary.json beside the table.
+fails; and for each model of kind "scalar" (its model compiled with one
+element per thread in elementwise kernels), the time of its model's 16-byte
+accesses against it. Writes out/summary.json beside the table.
 
     report.py OUT_DIR MODELS_TXT
 """
@@ -44,6 +46,22 @@ def offload_savings(rows):
     return ok
 
 
+def vector_gains(rows):
+    """Each model's FP32 step against its scalar twin's (both replays)."""
+    steps = {r["model"]: r["step"] or {} for r in rows}
+    for r in rows:
+        if r["kind"] != "scalar":
+            continue
+        base, scalar = steps.get(r["policy"], {}), steps[r["model"]]
+        if "median_ms" not in base or "median_ms" not in scalar:
+            print(f"{r['policy']}: no time against {r['model']} (not run)")
+            continue
+        r["vector_ratio"] = base["median_ms"] / scalar["median_ms"]
+        print(f"{r['policy']}: {base['median_ms']:.3f} ms with 16-byte accesses, "
+              f"{scalar['median_ms']:.3f} ms with one element per thread ({r['model']}): "
+              f"ratio {r['vector_ratio']:.3f}")
+
+
 def main():
     out, models = sys.argv[1], sys.argv[2]
     rows, ok = [], True
@@ -54,10 +72,11 @@ def main():
         step = load(os.path.join(out, name, "step.json"))
         tf32 = load(os.path.join(out, name, "step-tf32.json"))
         jax = load(os.path.join(out, name, "jax.json")) or {}
-        passed = bool(step and step.get("ok")) and (kind == "reference" or bool(tf32 and tf32.get("ok")))
+        passed = bool(step and step.get("ok")) and (
+            kind in ("reference", "scalar") or bool(tf32 and tf32.get("ok")))
         ok = ok and passed
-        rows.append({"model": name, "policy": policy, "step": step, "tf32": tf32, "jax": jax,
-                     "ok": passed})
+        rows.append({"model": name, "kind": kind, "policy": policy, "step": step, "tf32": tf32,
+                     "jax": jax, "ok": passed})
     mib = lambda b: f"{b / 2**20:.1f}" if b is not None else "-"
     ms = lambda r, k="median_ms": f"{r[k]:.3f}" if r and k in r else "-"
     ratio = lambda a, b: f"{a / b:.2f}" if a and b else "-"
@@ -82,6 +101,7 @@ def main():
         if "error" in j:
             print(f"   JAX: {j['error']}")
     ok = offload_savings(rows) and ok
+    vector_gains(rows)
     json.dump(rows, open(os.path.join(out, "summary.json"), "w"), indent=1)
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1

@@ -10,7 +10,9 @@
 # (jax_step.py, every model in one process); each FP32 step's out/<model>/step.txt holds its kernel
 # profile. report.py prints one table; the exit status is 0 only when
 # every step ran and matched. `run.sh MODELS` runs the models a file of the
-# same form lists instead.
+# same form lists instead. A model of kind "scalar" is the model its third
+# column names, compiled with one element per thread in elementwise kernels:
+# it runs (FP32) on that model's arguments against its reference, after it.
 set -u
 cd "$(dirname "$0")"
 models=${1:-models.txt}
@@ -27,7 +29,7 @@ status=0
 : >out/jax-batch.txt
 while read -r name kind policy; do
   case "$name" in ""|\#*) continue ;; esac
-  [ "$kind" = reference ] && continue
+  case "$kind" in reference|scalar) continue ;; esac
   o=out/$name
   mkdir -p "$o/inputs"
   bin/cotangent-step "steps/$name.so" --check-only --save-inputs "$o/inputs" >/dev/null || {
@@ -45,6 +47,10 @@ while read -r name kind policy; do
   if [ "$kind" = reference ]; then
     inputs=models/$name/inputs
     expect=models/$name/expected
+  elif [ "$kind" = scalar ]; then
+    inputs=out/$policy/inputs
+    expect=out/$policy/jax
+    [ -d "$inputs" ] && ls "$inputs"/arg*.npy >/dev/null 2>&1 || continue
   else
     inputs=$o/inputs
     [ -d "$inputs" ] && ls "$inputs"/arg*.npy >/dev/null 2>&1 || continue
@@ -60,7 +66,7 @@ while read -r name kind policy; do
   bin/cotangent-step "$so" "${args[@]}" "${check[@]}" --profile 20 --json "$o/step.json" \
     >"$o/step.txt" 2>&1 || {
     echo "FAIL $name:"; cat "$o/step.txt"; status=1; }
-  if [ "$kind" != reference ]; then
+  if [ "$kind" != reference ] && [ "$kind" != scalar ]; then
     # TF32 keeps 10 mantissa bits: checked at 1e-2 (the loss within 1e-3).
     tf32=()
     [ -f "$expect/gradient0.npy" ] && tf32=(--expect "$expect" --atol 1e-3)

@@ -61,16 +61,17 @@ LogicalResult runtimeError(Location loc, const llvm::Twine &what) {
 
 } // namespace
 
-host::JitTarget gpuTarget(llvm::StringRef chip, bool cublas) {
+host::JitTarget gpuTarget(const CompileOptions &options) {
   host::JitTarget target;
   target.deviceName = "the GPU";
   target.registry = &gpuLoweringRegistry();
-  target.buildPipeline = [chip = chip.str(), cublas](OpPassManager &pm) {
-    mlir::cotangent::JxToNVVMOptions options;
-    options.chip = chip;
-    options.format = "bin";
-    options.cublas = cublas;
-    mlir::cotangent::buildJxToNVVMPipeline(pm, options);
+  target.buildPipeline = [options](OpPassManager &pm) {
+    mlir::cotangent::JxToNVVMOptions pipeline;
+    pipeline.chip = options.chip;
+    pipeline.format = "bin";
+    pipeline.cublas = options.cublas;
+    pipeline.vectorBytes = options.vectorBytes;
+    mlir::cotangent::buildJxToNVVMPipeline(pm, pipeline);
   };
   target.optLevel = 2;
   // Every name, the allocation hooks and matmuls included, from the one table.
@@ -82,7 +83,7 @@ host::JitTarget gpuTarget(llvm::StringRef chip, bool cublas) {
 CudaModule::CudaModule() : CompiledModule(deviceByteCounter()) {}
 
 LogicalResult compileHostCode(ModuleOp module, llvm::StringRef chip) {
-  host::JitTarget target = gpuTarget(chip, /*cublas=*/true);
+  host::JitTarget target = gpuTarget({.chip = chip.str()});
   auto lowered = host::lowerClone(module, target);
   if (failed(lowered))
     return failure();
@@ -104,11 +105,11 @@ llvm::FailureOr<std::unique_ptr<CudaModule>> CudaModule::compile(ModuleOp module
                                                                  const CompileOptions &options) {
   if (cotangent_cuda_init() != 0)
     return runtimeError(module.getLoc(), "cannot run on the GPU");
-  std::string chip = options.chip;
-  if (chip.empty())
-    chip = "sm_" + std::to_string(cotangent_cuda_compute_capability());
+  CompileOptions resolved = options;
+  if (resolved.chip.empty())
+    resolved.chip = "sm_" + std::to_string(cotangent_cuda_compute_capability());
   std::unique_ptr<CudaModule> result(new CudaModule());
-  if (failed(result->load(module, gpuTarget(chip, options.cublas))))
+  if (failed(result->load(module, gpuTarget(resolved))))
     return failure();
   return result;
 }
@@ -205,12 +206,13 @@ static void printSummary(llvm::raw_ostream &os, const llvm::Twine &label, const 
 }
 
 int runOnCuda(ModuleOp module, llvm::StringRef fn, llvm::ArrayRef<Tensor> args, bool split,
-              unsigned warmup, unsigned repeat, llvm::raw_ostream &os) {
+              unsigned warmup, unsigned repeat, llvm::raw_ostream &os,
+              const CompileOptions &options) {
   if (cotangent_cuda_init() != 0) {
     llvm::errs() << "cotangent-run: --target=cuda: " << cotangent_cuda_last_error() << "\n";
     return 1;
   }
-  auto compiled = CudaModule::compile(module);
+  auto compiled = CudaModule::compile(module, options);
   if (failed(compiled))
     return 1;
   if (!split) {

@@ -25,9 +25,13 @@ namespace cotangent::cuda {
 using interp::Tensor;
 
 struct CompileOptions {
-  /// Target chip; empty: the device's own (sm_<major><minor>).
+  /// Target chip, or a comma-separated list (one fat binary); empty: the
+  /// device's own (sm_<major><minor>).
   std::string chip;
   bool cublas = true;
+  /// jx-to-nvvm's `vector-bytes`: each elementwise kernel's loads and stores
+  /// (0: one element per thread).
+  int64_t vectorBytes = 16;
 };
 
 class CudaModule : public host::CompiledModule {
@@ -62,9 +66,9 @@ private:
   CudaModule();
 };
 
-/// How the JIT compiles for the GPU: jx-to-nvvm for `chip` (one, or a
-/// comma-separated list packed into a fat binary), the runtime's bindings.
-host::JitTarget gpuTarget(llvm::StringRef chip, bool cublas);
+/// How the JIT compiles for the GPU: jx-to-nvvm with `options` (its chip
+/// set), the runtime's bindings.
+host::JitTarget gpuTarget(const CompileOptions &options);
 
 /// What `--emit-object` with `--target=cuda` writes: one object file with
 /// the host code of every public function of `module` (kernels embedded as
@@ -74,7 +78,7 @@ host::JitTarget gpuTarget(llvm::StringRef chip, bool cublas);
 /// the CotangentCudaDriver library): no MLIR, LLVM or JIT at run time.
 /// Needs no device.
 llvm::LogicalResult emitStepObject(mlir::ModuleOp module, llvm::StringRef path,
-                                   llvm::StringRef chips = "sm_80,sm_90", bool cublas = true);
+                                   const CompileOptions &options = {.chip = "sm_80,sm_90"});
 
 /// Lowers `module` with jx-to-nvvm (cubin for `chip`) and JIT-compiles the
 /// host code without running it: needs no device (for tests).
@@ -86,7 +90,8 @@ llvm::LogicalResult compileHostCode(mlir::ModuleOp module, llvm::StringRef chip)
 /// bytes. Returns the process exit code (1 with a message on stderr when
 /// there is no device).
 int runOnCuda(mlir::ModuleOp module, llvm::StringRef fn, llvm::ArrayRef<Tensor> args, bool split,
-              unsigned warmup, unsigned repeat, llvm::raw_ostream &os);
+              unsigned warmup, unsigned repeat, llvm::raw_ostream &os,
+              const CompileOptions &options = {});
 
 } // namespace cotangent::cuda
 

@@ -21,8 +21,8 @@ using namespace mlir;
 
 namespace cotangent::cuda {
 
-LogicalResult emitStepObject(ModuleOp module, llvm::StringRef path, llvm::StringRef chips,
-                             bool cublas) {
+LogicalResult emitStepObject(ModuleOp module, llvm::StringRef path,
+                             const CompileOptions &options) {
   Location loc = module.getLoc();
   auto signatures = host::CompiledModule::readSignatures(module, "the GPU");
   if (failed(signatures))
@@ -39,7 +39,7 @@ LogicalResult emitStepObject(ModuleOp module, llvm::StringRef path, llvm::String
       for (const mlir::cotangent::MemoryPlan &plan : *plans)
         predicted[plan.name] = {plan.peakBytes, plan.residualBytes};
   }
-  auto lowered = host::lowerClone(module, gpuTarget(chips, cublas));
+  auto lowered = host::lowerClone(module, gpuTarget(options));
   if (failed(lowered))
     return failure();
   llvm::LLVMContext llvmContext;
@@ -54,7 +54,7 @@ LogicalResult emitStepObject(ModuleOp module, llvm::StringRef path, llvm::String
     names.push_back(entry.first().str());
   host::addPackedEntries(*object, names);
   host::addManifest(*object,
-                    host::stepManifest(("cuda " + chips).str(), *signatures, module, predicted));
+                    host::stepManifest("cuda " + options.chip, *signatures, module, predicted));
   return host::writeObjectFile(*object, path, /*native=*/false, loc);
 }
 

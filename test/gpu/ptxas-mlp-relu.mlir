@@ -11,6 +11,16 @@
 // RUN: %check-ptx %t.vjp90.mlir --arch sm_90 --out-dir %t.vjp90 | FileCheck %s --check-prefix=VJP90
 // RUN: cotangent-opt %t.vjp.mlir --jx-to-nvvm="chip=sm_80 format=isa" -o %t.vjp80.mlir
 // RUN: %check-ptx %t.vjp80.mlir --arch sm_80 --out-dir %t.vjp80 | FileCheck %s --check-prefix=VJP80
+// Elementwise kernels read and write 16 bytes per access (jx-gpu-vectorize-accesses);
+// with vector-bytes=0, 4.
+// RUN: cat %t.vjp90/*.ptx | FileCheck %s --check-prefix=V4
+// RUN: cotangent-opt %t.vjp.mlir --jx-to-nvvm="format=isa vector-bytes=0" -o %t.scalar.mlir
+// RUN: %check-ptx %t.scalar.mlir --arch sm_90 --out-dir %t.scalar > /dev/null
+// RUN: cat %t.scalar/*.ptx | FileCheck %s --check-prefix=SCALAR
+// V4-DAG:     ld.global.v4.b32
+// V4-DAG:     st.global.v4.b32
+// SCALAR-NOT: .v4.
+// SCALAR:     st.global.b32
 
 // SM90: mlp_kernel: .target sm_90 entries mlp_kernel: ok
 // SM90: ptxas -arch=sm_90 accepted {{[1-9][0-9]*}} modules

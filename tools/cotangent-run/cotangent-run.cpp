@@ -2,7 +2,7 @@
 //
 // cotangent-run FILE.mlir --fn NAME [--input a.npy]... [--seed N]
 //     [--output-dir DIR] [--split] [--vjp] [--emit-object out.o --emit-header out.h]
-//     [--target=cpu|cuda] [--chip sm_80,sm_90]
+//     [--target=cpu|cuda] [--chip sm_80,sm_90] [--vector-bytes 0|4|8|16]
 //
 // Compiles the module with jx-lower-to-llvm and the JIT, runs @NAME on the
 // inputs (.npy files, or seeded random values), and prints each result's
@@ -107,6 +107,16 @@ static cl::opt<bool> checkFiniteValues(
     cl::cat(toolOptions), "check-finite",
     cl::desc("Report the NaN and Inf in the arguments (warnings) and results (errors); "
              "exit 1 when a result holds any"));
+enum class VectorBytes : int64_t { None = 0, Four = 4, Eight = 8, Sixteen = 16 };
+static cl::opt<VectorBytes, false, ::cotangent::tools::ChoiceParser<VectorBytes>> vectorBytes(
+    cl::cat(toolOptions), "vector-bytes",
+    cl::desc("With --target=cuda: bytes each thread of an elementwise kernel loads and stores "
+             "per operand at once (0: one element)"),
+    cl::values(clEnumValN(VectorBytes::None, "0", "one element per thread"),
+               clEnumValN(VectorBytes::Four, "4", "4-byte accesses"),
+               clEnumValN(VectorBytes::Eight, "8", "8-byte vectors"),
+               clEnumValN(VectorBytes::Sixteen, "16", "16-byte vectors (the default)")),
+    cl::init(VectorBytes::Sixteen));
 enum class Target { Cpu, Cuda };
 static cl::opt<Target, false, ::cotangent::tools::ChoiceParser<Target>>
     target(cl::cat(toolOptions), "target", cl::desc("Where to run (default cpu)"),
@@ -252,18 +262,24 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     if (mlirTiming)
       return emitError(loc) << "--mlir-timing is for --target=cpu (the GPU pipeline: "
                                "cotangent-opt --jx-to-nvvm --mlir-timing)";
+    ::cotangent::cuda::CompileOptions gpu{
+        .vectorBytes = static_cast<int64_t>(vectorBytes.getValue())};
     // A step for another machine: nothing runs here, no device is needed.
-    if (!emitObject.empty())
-      return ::cotangent::cuda::emitStepObject(*module, emitObject, chips);
+    if (!emitObject.empty()) {
+      gpu.chip = chips;
+      return ::cotangent::cuda::emitStepObject(*module, emitObject, gpu);
+    }
     if (!fn)
       return emitError(loc) << "--target=cuda needs --fn NAME";
     return success(::cotangent::cuda::runOnCuda(*module, fnName, args, split, warmup, repeat,
-                                                llvm::outs()) == 0);
+                                                llvm::outs(), gpu) == 0);
 #else
     return emitError(loc)
            << "--target=cuda: this build has no CUDA runtime (CUDA toolkit not found)";
 #endif
   }
+  if (vectorBytes.getNumOccurrences() || chips.getNumOccurrences())
+    return emitError(loc) << "--vector-bytes and --chip are for --target=cuda";
   // The memory plan is predicted before anything runs, on the same module.
   std::optional<mlir::cotangent::MemoryPlan> plan;
   if (split && pair) {
