@@ -59,8 +59,10 @@ def JxGpuVectorizeAccessesPass
     An access is vectorized only where its alignment follows from its type
     (the runtime's blocks start on 16 bytes or more): a strided layout with
     a static offset and static strides that are multiples of `L` (the last
-    stride 1; unit dimensions excepted), and an element of 8, 16, 32 or 64
-    bits (`i1` buffers hold a byte per element). Other accesses are repeated
+    stride 1; unit dimensions excepted), no `memref.view` on the way back to
+    the buffer unless its byte shift is a constant multiple of the vector's
+    bytes (a view's shift is not in its type), and an element of 8, 16, 32
+    or 64 bits (`i1` buffers hold a byte per element). Other accesses are repeated
     per lane; ops that do not depend on the induction variable are not.
 
     ```mlir

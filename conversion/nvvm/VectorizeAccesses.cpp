@@ -6,8 +6,9 @@
 // 16-byte accesses. Here each thread of an elementwise loop takes L
 // neighbouring elements of the innermost dimension: contiguous operands are
 // read and written as one vector, the scalar code runs once per lane in
-// between. Only accesses whose alignment follows from their memref type are
-// vectorized; the others stay scalar, repeated per lane.
+// between. Only accesses whose alignment follows from their memref type
+// (and the views it comes through) are vectorized; the others stay scalar,
+// repeated per lane.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace mlir::cotangent {
@@ -68,6 +70,27 @@ bool piecesAligned(MemRefType type, int64_t lanes) {
   for (auto [size, stride] : llvm::zip(type.getShape().drop_back(), ArrayRef(strides).drop_back()))
     if (size != 1 && (ShapedType::isDynamic(stride) || stride % lanes != 0))
       return false;
+  return true;
+}
+
+/// Whether `memref` starts where the buffer it views does, or `bytes` past
+/// it: a memref.view moves the start by a byte shift its result type does
+/// not show (every other view's offset is in its type).
+bool startAligned(Value memref, int64_t bytes) {
+  while (Operation *def = memref.getDefiningOp()) {
+    if (auto view = dyn_cast<memref::ViewOp>(def)) {
+      auto shift = getConstantIntValue(view.getByteShift());
+      if (!shift || *shift % bytes != 0)
+        return false;
+      memref = view.getSource();
+    } else if (auto viewLike = dyn_cast<ViewLikeOpInterface>(def)) {
+      memref = viewLike.getViewSource();
+    } else if (auto cast = dyn_cast<memref::CastOp>(def)) {
+      memref = cast.getSource();
+    } else {
+      break;
+    }
+  }
   return true;
 }
 
@@ -132,9 +155,13 @@ std::optional<LoopPlan> planLoop(scf::ParallelOp op, int64_t vectorBytes) {
     plan.lanes /= 2;
   if (plan.lanes < 2)
     return std::nullopt;
-  for (Operation *access : candidates)
-    if (piecesAligned(cast<MemRefType>(getAccess(access)->memref.getType()), plan.lanes))
+  for (Operation *access : candidates) {
+    Value memref = getAccess(access)->memref;
+    auto type = cast<MemRefType>(memref.getType());
+    if (piecesAligned(type, plan.lanes) &&
+        startAligned(memref, plan.lanes * type.getElementTypeBitWidth() / 8))
       plan.vectorized.insert(access);
+  }
   if (plan.vectorized.empty())
     return std::nullopt;
   return plan;

@@ -126,3 +126,31 @@ func.func @left_alone(%a: memref<7xf32>, %d: memref<?xf32, strided<[1], offset: 
   }
   return
 }
+
+// -----
+
+// A memref.view moves the start of its buffer by a byte shift its type does
+// not show: 16 bytes keeps 16-byte pieces aligned (through a cast too), 4
+// does not.
+// CHECK-LABEL: func.func @byte_views
+// CHECK:         vector.load %{{.*}} : memref<64xf32, strided<[1]>>, vector<4xf32>
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<64xf32>
+// CHECK:         vector.store
+func.func @byte_views(%bytes: memref<1024xi8>, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %at16 = memref.view %bytes[%c16][] : memref<1024xi8> to memref<64xf32>
+  %cast = memref.cast %at16 : memref<64xf32> to memref<64xf32, strided<[1]>>
+  %at4 = memref.view %bytes[%c4][] : memref<1024xi8> to memref<64xf32>
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %x = memref.load %cast[%i] : memref<64xf32, strided<[1]>>
+    %y = memref.load %at4[%i] : memref<64xf32>
+    %z = arith.addf %x, %y : f32
+    memref.store %z, %out[%i] : memref<64xf32>
+    scf.reduce
+  }
+  return
+}
