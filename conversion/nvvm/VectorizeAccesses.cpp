@@ -194,7 +194,6 @@ void widenLoop(scf::ParallelOp op, const LoopPlan &plan) {
                     k == 0 ? first : arith::AddIOp::create(b, loc, first, laneOffsets[k]));
   }
 
-  llvm::MaybeAlign align;
   for (Operation &inner : op.getBody()->without_terminator()) {
     if (plan.invariant.contains(&inner)) {
       Operation *clone = b.clone(inner, laneMaps[0]);
@@ -210,7 +209,7 @@ void widenLoop(scf::ParallelOp op, const LoopPlan &plan) {
     Access access = *getAccess(&inner);
     auto type = cast<MemRefType>(access.memref.getType());
     auto vectorType = VectorType::get({lanes}, type.getElementType());
-    align = llvm::Align(lanes * type.getElementTypeBitWidth() / 8);
+    llvm::MaybeAlign align(lanes * type.getElementTypeBitWidth() / 8);
     Value memref = laneMaps[0].lookupOrDefault(access.memref);
     SmallVector<Value> indices;
     for (Value index : access.indices)
