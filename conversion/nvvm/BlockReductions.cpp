@@ -78,7 +78,8 @@ public:
       }
       outer.map(op.getInductionVars().front(), rest);
       Value tid = launch.getThreadIds().x;
-      emitBlockReduction(b, *r, outer, tid, tid, threads, std::nullopt);
+      emitBlockReduction(b, *r, outer, tid, tid, arith::ConstantIndexOp::create(b, loc, threads),
+                         std::nullopt);
       op.erase();
     }
   }

@@ -95,8 +95,11 @@ std::optional<ElementReduction> matchElementReduction(scf::ForOp outer) {
 }
 
 gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t threads, int64_t blocks) {
+  return createLaunch(b, loc, threads, arith::ConstantIndexOp::create(b, loc, blocks));
+}
+
+gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t threads, Value grid) {
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value grid = arith::ConstantIndexOp::create(b, loc, blocks);
   Value block = arith::ConstantIndexOp::create(b, loc, threads);
   auto launch = gpu::LaunchOp::create(b, loc, grid, one, one, block, one, one);
   b.setInsertionPointToEnd(&launch.getBody().front());
@@ -106,14 +109,13 @@ gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t threads, int64_t 
 }
 
 void emitBlockReduction(OpBuilder &b, ElementReduction r, const IRMapping &outer,
-                        Value tid, Value start, int64_t stride,
+                        Value tid, Value start, Value stride,
                         std::optional<arith::AtomicRMWKind> atomic) {
   Location loc = r.store.getLoc();
   Value identity = arith::getIdentityValue(r.identity, r.value.getType(), b, loc);
   Value end = arith::ConstantIndexOp::create(b, loc, r.size());
-  Value step = arith::ConstantIndexOp::create(b, loc, stride);
   auto share = scf::ForOp::create(
-      b, loc, start, end, step, ValueRange{identity},
+      b, loc, start, end, stride, ValueRange{identity},
       [&](OpBuilder &nb, Location nloc, Value flat, ValueRange acc) {
         IRMapping map = outer;
         // Row-major: the innermost loop varies fastest, as in the nest.

@@ -52,6 +52,8 @@ inline int64_t warpThreads(int64_t size, int64_t max) {
 /// A launch of `blocks` blocks of `threads` threads at the builder's point;
 /// the builder is left at the start of its body.
 gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t threads, int64_t blocks = 1);
+/// The same with the number of blocks computed before the launch.
+gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t threads, Value blocks);
 
 /// Emits, in a launch body at the builder's point, the reduction folded by
 /// the launch's threads: iterations start, start + stride, ... each fold
@@ -60,7 +62,7 @@ gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, int64_t threads, int64_t 
 /// blocks adding into one element). `outer` maps values the nest uses from
 /// around it (the induction variables of an enclosing parallel loop).
 void emitBlockReduction(OpBuilder &b, ElementReduction r, const IRMapping &outer,
-                        Value tid, Value start, int64_t stride,
+                        Value tid, Value start, Value stride,
                         std::optional<arith::AtomicRMWKind> atomic);
 
 } // namespace mlir::cotangent

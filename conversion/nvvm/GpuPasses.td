@@ -100,8 +100,11 @@ def JxGpuKernelizeHostCodePass
       threads, each folding a strided share in a register from the
       combiner's identity, combined by `gpu.all_reduce`; thread 0 folds the
       total into the element. A sum of more than 16 elements per thread
-      takes up to 512 such blocks, each adding its total into the element
-      with `memref.atomic_rmw`;
+      takes several such blocks, each adding its total into the element
+      with `memref.atomic_rmw`: as many as fill the device once (host code
+      asks the runtime for its multiprocessors,
+      `cotangent_cuda_multiprocessors`, two blocks each), fewer where 16
+      elements per thread run out first; the threads stride by the grid;
     - any other loop nest of loads, stores and pure ops, and any lone
       `memref.store` (with the loads and pure ops computing its operands),
       becomes a `gpu.launch` of one thread;

@@ -42,11 +42,25 @@ using namespace mlir::cotangent;
 namespace {
 
 constexpr llvm::StringLiteral kReadScalar = "cotangent_cuda_read_scalar";
+constexpr llvm::StringLiteral kMultiprocessors = "cotangent_cuda_multiprocessors";
 constexpr int64_t kReduceThreads = 1024;
 /// A sum over more elements than this many per thread of one block is
-/// spread over several blocks, whose totals are added atomically.
+/// spread over several blocks, whose totals are added atomically: as many
+/// as fill the device once (two blocks of 1024 threads per multiprocessor),
+/// fewer where the elements run out first.
 constexpr int64_t kElementsPerThread = 16;
-constexpr int64_t kMaxReduceBlocks = 512;
+constexpr int64_t kBlocksPerMultiprocessor = 2;
+
+/// The declaration of the runtime's function `name` in `module`, added on
+/// first use.
+func::FuncOp runtimeFunction(ModuleOp module, StringRef name, FunctionType type) {
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+    return fn;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
+  fn.setPrivate();
+  return fn;
+}
 
 /// Whether `op` (and what it nests) can run in a kernel as it is: loads,
 /// stores, pure computations and structured control flow over them.
@@ -65,7 +79,7 @@ bool fitsInKernel(Operation *op) {
 
 /// The reduction as one block of threads, or for a large sum several whose
 /// totals are added atomically (see the file comment).
-void kernelizeReduction(ElementReduction r) {
+void kernelizeReduction(ElementReduction r, ModuleOp module) {
   scf::ForOp outer = r.loops.front();
   Location loc = outer.getLoc();
   int64_t total = r.size();
@@ -73,25 +87,32 @@ void kernelizeReduction(ElementReduction r) {
   // sum takes several blocks (atomic adds need no order; other combiners
   // stay in one block).
   int64_t threads = warpThreads(total, kReduceThreads);
-  int64_t blocks = 1;
-  std::optional<arith::AtomicRMWKind> atomic;
-  if ((r.identity == arith::AtomicRMWKind::addf || r.identity == arith::AtomicRMWKind::addi) &&
-      total > kReduceThreads * kElementsPerThread) {
-    atomic = r.identity;
-    blocks = std::min(kMaxReduceBlocks,
-                      (total + kReduceThreads * kElementsPerThread - 1) /
-                          (kReduceThreads * kElementsPerThread));
-  }
   OpBuilder b(outer);
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  if ((r.identity != arith::AtomicRMWKind::addf && r.identity != arith::AtomicRMWKind::addi) ||
+      total <= kReduceThreads * kElementsPerThread) {
+    gpu::LaunchOp launch = createLaunch(b, loc, threads, 1);
+    Value tid = launch.getThreadIds().x;
+    emitBlockReduction(b, r, IRMapping(), tid, tid, index(threads), std::nullopt);
+    outer.erase();
+    return;
+  }
+  // The grid, on the host: one wave of the device's multiprocessors, or
+  // the blocks the elements fill, whichever is fewer (at least one).
+  func::FuncOp multiprocessors =
+      runtimeFunction(module, kMultiprocessors, b.getFunctionType({}, {b.getI64Type()}));
+  Value count = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(), func::CallOp::create(b, loc, multiprocessors).getResult(0));
+  Value wave = arith::MaxUIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, count, index(kBlocksPerMultiprocessor)), index(1));
+  int64_t filled = (total + threads * kElementsPerThread - 1) / (threads * kElementsPerThread);
+  Value blocks = arith::MinUIOp::create(b, loc, wave, index(filled));
   gpu::LaunchOp launch = createLaunch(b, loc, threads, blocks);
   Value tid = launch.getThreadIds().x;
-  Value start = tid;
-  if (blocks > 1) {
-    Value base = arith::MulIOp::create(b, loc, launch.getBlockIds().x,
-                                       arith::ConstantIndexOp::create(b, loc, threads));
-    start = arith::AddIOp::create(b, loc, base, tid);
-  }
-  emitBlockReduction(b, r, IRMapping(), tid, start, threads * blocks, atomic);
+  Value start = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, launch.getBlockIds().x, index(threads)), tid);
+  Value stride = arith::MulIOp::create(b, loc, launch.getGridSize().x, index(threads));
+  emitBlockReduction(b, r, IRMapping(), tid, start, stride, r.identity);
   outer.erase();
 }
 
@@ -268,16 +289,10 @@ class JxGpuKernelizeHostCodePass
 public:
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    func::FuncOp readScalar;
     auto getReadScalar = [&] {
-      if (!readScalar && !(readScalar = module.lookupSymbol<func::FuncOp>(kReadScalar))) {
-        OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-        Type i64 = b.getI64Type();
-        readScalar = func::FuncOp::create(b, module.getLoc(), kReadScalar,
-                                          b.getFunctionType({i64, i64}, {i64}));
-        readScalar.setPrivate();
-      }
-      return readScalar;
+      Type i64 = IntegerType::get(&getContext(), 64);
+      return runtimeFunction(module, kReadScalar,
+                             FunctionType::get(&getContext(), {i64, i64}, {i64}));
     };
     llvm::DenseSet<Operation *> host = hostFunctions(module);
     auto onHost = [&](Value buffer) { return isHostMemory(buffer, host); };
@@ -307,7 +322,7 @@ public:
         } else if (auto loop = dyn_cast<scf::ForOp>(op);
                    loop && loop.getNumResults() == 0 && fitsInKernel(loop)) {
           if (auto reduction = matchElementReduction(loop))
-            kernelizeReduction(*reduction);
+            kernelizeReduction(*reduction, module);
           else
             kernelizeSerially(loop, onHost);
         } else if (isa<memref::StoreOp>(op)) {

@@ -18,6 +18,7 @@ llvm::ArrayRef<Binding> runtimeBindings() {
       COTANGENT_BIND("_mlir_ciface_cotangent_batch_matmul_bf16", cotangent_cuda_batch_matmul_bf16),
       COTANGENT_BIND("_mlir_ciface_cotangent_batch_matmul_f16", cotangent_cuda_batch_matmul_f16),
       COTANGENT_BIND("cotangent_cuda_read_scalar", cotangent_cuda_read_scalar),
+      COTANGENT_BIND("cotangent_cuda_multiprocessors", cotangent_cuda_multiprocessors),
       COTANGENT_BIND("cotangent_cuda_device_global", cotangent_cuda_device_global),
       COTANGENT_MGPU(mgpuModuleLoad),
       COTANGENT_MGPU(mgpuModuleLoadJIT),

@@ -79,6 +79,7 @@ struct Driver {
   cublasHandle_t cublas = nullptr;
   bool tf32 = false;
   int computeCapability = -1;
+  int multiprocessors = 0;
   /// cuModuleGetFunction's answers: compiled code asks at every launch.
   std::map<std::pair<void *, std::string>, CUfunction> functions;
   /// Device copies of compiled code's constant globals, by host address.
@@ -199,6 +200,8 @@ Driver *driver() {
       !check(d.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
                                     d.device), "cuDeviceGetAttribute") ||
       !check(d.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                    d.device), "cuDeviceGetAttribute") ||
+      !check(d.cuDeviceGetAttribute(&d.multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
                                     d.device), "cuDeviceGetAttribute") ||
       !check(d.cuStreamCreate(&d.computeStream, CU_STREAM_NON_BLOCKING), "cuStreamCreate") ||
       !check(d.cuStreamCreate(&d.offloadStream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"))
@@ -324,6 +327,11 @@ extern "C" int cotangent_cuda_device_count(void) {
 extern "C" int cotangent_cuda_compute_capability(void) {
   Driver *d = driver();
   return d ? d->computeCapability : -1;
+}
+
+extern "C" int64_t cotangent_cuda_multiprocessors(void) {
+  Driver *d = driver();
+  return d ? d->multiprocessors : 0;
 }
 
 extern "C" int cotangent_cuda_synchronize(void) {

@@ -42,6 +42,10 @@ void cotangent_cuda_clear_error(void);
 int cotangent_cuda_device_count(void);
 /** The compute capability of the current device as 10 * major + minor, or -1. */
 int cotangent_cuda_compute_capability(void);
+/** The streaming multiprocessors of the current device, or 0 without one:
+ *  compiled host code sizes the grid of a reduction over many elements by
+ *  it (one wave of blocks fills the device). */
+int64_t cotangent_cuda_multiprocessors(void);
 /** Waits for all work on the device. */
 int cotangent_cuda_synchronize(void);
 /** Lets cuBLAS use TF32 tensor cores for f32 matmuls (default: off, or the

@@ -35,13 +35,22 @@ func.func @sum_all(%in: memref<8x32xf32>, %out: memref<f32>) {
   return
 }
 
-// A sum over 2048x1024 elements: 128 blocks of 1024 threads, 16 elements
-// each; every block adds its total atomically.
+// A sum over 2048x1024 elements: blocks of 1024 threads, as many as fill
+// the device once (twice its multiprocessors, asked of the runtime on the
+// host) but no more than 128, the blocks of 16 elements per thread; the
+// threads stride over the grid's size; every block adds its total
+// atomically.
 // CHECK-LABEL: func.func @sum_large
-// CHECK:         gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c1024{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
+// CHECK:         %[[SMS:.*]] = call @cotangent_cuda_multiprocessors() : () -> i64
+// CHECK:         %[[COUNT:.*]] = arith.index_cast %[[SMS]] : i64 to index
+// CHECK:         %[[TWICE:.*]] = arith.muli %[[COUNT]], %c2
+// CHECK:         %[[WAVE:.*]] = arith.maxui %[[TWICE]], %c1
+// CHECK:         %[[GRID:.*]] = arith.minui %[[WAVE]], %c128
+// CHECK:         gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%[[GX:.*]] = %[[GRID]], %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c1024{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}})
 // CHECK:           %[[BASE:.*]] = arith.muli %[[B]], %c1024
 // CHECK:           %[[START:.*]] = arith.addi %[[BASE]], %[[T]]
-// CHECK:           %[[SHARE:.*]] = scf.for %{{.*}} = %[[START]] to %c2097152 step %c131072
+// CHECK:           %[[STRIDE:.*]] = arith.muli %[[GX]], %c1024
+// CHECK:           %[[SHARE:.*]] = scf.for %{{.*}} = %[[START]] to %c2097152 step %[[STRIDE]]
 // CHECK:           %[[SUM:.*]] = gpu.all_reduce add %[[SHARE]] uniform
 // CHECK:           scf.if
 // CHECK-NEXT:        memref.atomic_rmw addf %[[SUM]], %arg1[] : (f32, memref<f32>) -> f32

@@ -200,7 +200,10 @@ CUresult cuDeviceGet(CUdevice *device, int) {
 }
 
 CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice) {
-  *value = attribute == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9 : 0;
+  // An H100's: compute capability 9.0, 132 multiprocessors.
+  *value = attribute == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ? 9
+           : attribute == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT   ? 132
+                                                                     : 0;
   return CUDA_SUCCESS;
 }
 
