@@ -1,13 +1,12 @@
 //===- OutlineKernels.cpp - one function per loop-nest structure ----------===//
 //
-// See JxOutlineKernelsPass in LoweringPasses.td. Kernels are keyed by a hash
-// of their body's ops (names, attributes, types, nesting) and compared
-// exactly with OperationEquivalence within a bucket, so the pass is linear
-// in the program's size for a program of repeated layers.
+// See JxOutlineKernelsPass in LoweringPasses.td. Kernels of the same
+// structure (KernelStructure.h) are outlined once.
 //
 //===----------------------------------------------------------------------===//
 
 #include "conversion/llvm/LoweringPasses.h"
+#include "conversion/llvm/KernelStructure.h"
 #include "conversion/llvm/OutOfLine.h"
 #include "passes/SelectFunctions.h"
 
@@ -35,21 +34,6 @@ bool isLoopNest(Operation *op) {
 /// Branches whose loop nests are outlined one by one (the branch itself
 /// stays in the caller: its predicate is the caller's).
 bool isBranching(Operation *op) { return isa<scf::IfOp, scf::IndexSwitchOp>(op); }
-
-/// A hash of a kernel's body that equal kernels share: every op's name,
-/// attributes, result types, operand count and nesting, in order.
-llvm::hash_code structuralHash(func::FuncOp kernel) {
-  llvm::hash_code hash = llvm::hash_value(kernel.getFunctionType().getAsOpaquePointer());
-  kernel.getBody().walk([&](Operation *op) {
-    hash = llvm::hash_combine(
-        hash,
-        OperationEquivalence::computeHash(op, OperationEquivalence::ignoreHashValue,
-                                          OperationEquivalence::ignoreHashValue,
-                                          OperationEquivalence::IgnoreLocations),
-        op->getNumOperands(), op->getNumRegions());
-  });
-  return hash;
-}
 
 /// Outlines the loop nests and library calls of a module's functions into
 /// the module's kernels, one per structure.
@@ -131,11 +115,10 @@ private:
   /// The kernel equal to `kernel` if one was made already (then `kernel` is
   /// erased), else `kernel`, now in the module.
   func::FuncOp findOrInsert(func::FuncOp kernel) {
-    llvm::SmallVector<func::FuncOp> &bucket = kernels[static_cast<size_t>(structuralHash(kernel))];
+    auto hash = static_cast<size_t>(cotangent::structuralHash(kernel));
+    llvm::SmallVector<func::FuncOp> &bucket = kernels[hash];
     for (func::FuncOp existing : bucket)
-      if (existing.getFunctionType() == kernel.getFunctionType() &&
-          OperationEquivalence::isRegionEquivalentTo(&existing.getBody(), &kernel.getBody(),
-                                                     OperationEquivalence::IgnoreLocations)) {
+      if (cotangent::sameStructure(existing, kernel)) {
         kernel.erase();
         return existing;
       }

@@ -148,6 +148,21 @@ def JxGpuFatbinPass : Pass<"jx-gpu-fatbin", "mlir::ModuleOp"> {
   ];
 }
 
+def JxGpuMergeKernelsPass : Pass<"jx-gpu-merge-kernels", "mlir::ModuleOp"> {
+  let summary = "Compile each kernel structure once: launches of equal kernels share one module";
+  let description = [{
+    Runs after `gpu-kernel-outlining` (and canonicalization), before the
+    kernels are compiled. Outlining makes one `gpu.module` per launch, but a
+    model repeats itself (the blocks of a transformer) and the split's step
+    functions launch what its forward and backward launch. Modules holding
+    one kernel function whose text is the same but for the module's and
+    the function's names are merged: the first of them stays, and every
+    `gpu.launch_func` of another launches it instead. Each module is
+    compiled once per chip and loaded at run time, so this cuts compile
+    time, binary size and load time; the code run is the same.
+  }];
+}
+
 def JxGpuDeviceGlobalsPass : Pass<"jx-gpu-device-globals", "mlir::ModuleOp"> {
   let summary = "Host code passes kernels device copies of constant globals";
   let description = [{

@@ -29,6 +29,9 @@
 //   gpu-map-parallel-loops, convert-parallel-loops-to-gpu,
 //   gpu-kernel-outlining   every outermost parallel loop is one gpu.launch,
 //                          outlined into its own gpu.module
+//   jx-gpu-merge-kernels   modules of the same kernel (a repeated layer's,
+//                          the step functions' copies of the forward's and
+//                          backward's) become one, compiled once
 //   nvvm-attach-target, gpu.module(convert-gpu-to-nvvm),
 //   gpu-module-to-binary   kernels to PTX (libdevice from the toolkit for
 //                          math), then to cubin/fatbin with ptxas, once per
@@ -99,6 +102,7 @@ void cotangent::buildJxToNVVMPipeline(OpPassManager &pm, const JxToNVVMOptions &
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createJxGpuMergeKernelsPass());
 
   // Kernels to NVVM, then to PTX / cubin.
   // One target per chip: each kernel module is compiled once for each.

@@ -16,8 +16,8 @@
 // SM90: ptxas -arch=sm_90 accepted {{[1-9][0-9]*}} modules
 // SM80: mlp_kernel: .target sm_80 entries mlp_kernel: ok
 // SM80: ptxas -arch=sm_80 accepted {{[1-9][0-9]*}} modules
-// VJP90-DAG: mlp_fwd_kernel: .target sm_90 entries mlp_fwd_kernel: ok
-// VJP90-DAG: mlp_bwd_kernel: .target sm_90 entries mlp_bwd_kernel: ok
+// VJP90-DAG: mlp_{{(fwd_)?}}kernel{{(_[0-9]+)?}}: .target sm_90 entries mlp_{{(fwd_)?}}kernel: ok
+// VJP90-DAG: mlp_bwd_kernel{{(_[0-9]+)?}}: .target sm_90 entries mlp_bwd_kernel: ok
 // VJP90: ptxas -arch=sm_90 accepted {{[1-9][0-9]*}} modules
-// VJP80-DAG: mlp_bwd_kernel: .target sm_80 entries mlp_bwd_kernel: ok
+// VJP80-DAG: mlp_bwd_kernel{{(_[0-9]+)?}}: .target sm_80 entries mlp_bwd_kernel: ok
 // VJP80: ptxas -arch=sm_80 accepted {{[1-9][0-9]*}} modules

@@ -17,7 +17,7 @@
 // SM80: f_kernel: .target sm_80 entries f_kernel: ok
 // SM80: ptxas -arch=sm_80 accepted {{[1-9][0-9]*}} modules
 // VJP90-DAG: f_fwd_kernel: .target sm_90 entries f_fwd_kernel: ok
-// VJP90-DAG: f_bwd_kernel: .target sm_90 entries f_bwd_kernel: ok
+// VJP90-DAG: f_bwd_kernel{{(_[0-9]+)?}}: .target sm_90 entries f_bwd_kernel: ok
 // VJP90: ptxas -arch=sm_90 accepted {{[1-9][0-9]*}} modules
-// VJP80-DAG: f_bwd_kernel: .target sm_80 entries f_bwd_kernel: ok
+// VJP80-DAG: f_bwd_kernel{{(_[0-9]+)?}}: .target sm_80 entries f_bwd_kernel: ok
 // VJP80: ptxas -arch=sm_80 accepted {{[1-9][0-9]*}} modules
