@@ -140,10 +140,7 @@ public:
       auto blocks = [&](unsigned d) { return (trips[d] + tiles[d] - 1) / tiles[d]; };
       if ((rank > 1 && blocks(1) > kMaxGridYZ) || (rank > 2 && blocks(2) > kMaxGridYZ)) {
         op = linearize(rewriter, op, trips);
-        int64_t total = 1;
-        for (int64_t trip : trips)
-          total *= trip;
-        trips = {total};
+        trips = {*tripCount(op, 0)};
         tiles = blockShape(trips);
       }
       scf::tileParallelLoop(op, tiles, /*noMinMaxBounds=*/true);

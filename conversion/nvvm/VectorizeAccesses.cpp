@@ -177,21 +177,19 @@ void widenLoop(scf::ParallelOp op, const LoopPlan &plan) {
   ubs[last] = arith::ConstantIndexOp::create(b, loc, *getConstantIntValue(ubs[last]) / lanes);
   auto wide = scf::ParallelOp::create(b, loc, op.getLowerBound(), ubs, op.getStep());
   b.setInsertionPoint(wide.getBody()->getTerminator());
-  // Inside the loop, so that they stay constants in the kernel (values from
-  // outside become its arguments).
-  SmallVector<Value> laneOffsets;
-  for (int64_t k = 0; k <= lanes; ++k)
-    laneOffsets.push_back(arith::ConstantIndexOp::create(b, loc, k));
+  // Constants inside the loop, so that they stay constants in the kernel
+  // (values from outside become its arguments).
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
 
   // Lane k's mapping: the outer induction variables as they are, the
   // innermost one at lanes * i + k.
-  Value first = arith::MulIOp::create(b, loc, wide.getInductionVars()[last], laneOffsets[lanes]);
+  Value first = arith::MulIOp::create(b, loc, wide.getInductionVars()[last], index(lanes));
   SmallVector<IRMapping> laneMaps(lanes);
   for (int64_t k = 0; k < lanes; ++k) {
     for (unsigned d = 0; d < last; ++d)
       laneMaps[k].map(op.getInductionVars()[d], wide.getInductionVars()[d]);
     laneMaps[k].map(op.getInductionVars()[last],
-                    k == 0 ? first : arith::AddIOp::create(b, loc, first, laneOffsets[k]));
+                    k == 0 ? first : arith::AddIOp::create(b, loc, first, index(k)));
   }
 
   for (Operation &inner : op.getBody()->without_terminator()) {

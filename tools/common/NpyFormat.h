@@ -27,6 +27,9 @@ namespace descr {
 inline constexpr std::string_view kF32 = "<f4", kF64 = "<f8", kF16 = "<f2", kBF16 = "<V2",
                                   kI32 = "<i4", kI64 = "<i8", kBool = "|b1";
 inline bool isBF16(std::string_view d) { return d == kBF16 || d == "|V2"; }
+/// What an error about another dtype lists.
+inline constexpr std::string_view kSupported =
+    "f32, f64, f16, bf16 as <V2, i32, i64 or bool, little endian";
 } // namespace descr
 
 struct Header {

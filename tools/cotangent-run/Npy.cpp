@@ -45,8 +45,8 @@ llvm::Expected<interp::Tensor> npy::parse(mlir::MLIRContext *ctx, StringRef byte
   else if (d == descr::kBool)
     elem = b.getI1Type();
   else
-    return fail("unsupported dtype '" + StringRef(header.descr) +
-                "' (f32, f64, f16, bf16 as <V2, i32, i64 or bool, little endian)");
+    return fail("unsupported dtype '" + StringRef(header.descr) + "' (" +
+                StringRef(descr::kSupported) + ")");
   // The shape's bytes, checked against the data before anything is
   // allocated: a hostile header may name more than memory holds.
   auto needed = byteSize(header.shape, elem.isInteger(1) ? 1 : elem.getIntOrFloatBitWidth() / 8);

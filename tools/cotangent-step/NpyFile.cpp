@@ -3,6 +3,7 @@
 #include "tools/cotangent-step/NpyFile.h"
 #include "tools/common/NpyFormat.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -82,16 +83,13 @@ bool readNpy(const std::string &path, Array &array, std::string &error) {
   npy::Header header;
   if (auto why = npy::parseHeader(bytes, header))
     return fail(*why);
-  bool known = npy::descr::isBF16(header.descr);
-  array.type.dtype = DType::BF16;
-  for (const Descr &d : kDescrs)
-    if (header.descr == d.npy) {
-      array.type.dtype = d.dtype;
-      known = true;
-    }
-  if (!known)
-    return fail("unsupported dtype '" + header.descr +
-                "' (f32, f64, f16, bf16 as <V2, i32, i64 or bool, little endian)");
+  const Descr *match = std::find_if(std::begin(kDescrs), std::end(kDescrs), [&](const Descr &d) {
+    return d.dtype == DType::BF16 ? npy::descr::isBF16(header.descr) : header.descr == d.npy;
+  });
+  if (match == std::end(kDescrs))
+    return fail("unsupported dtype '" + header.descr + "' (" +
+                std::string(npy::descr::kSupported) + ")");
+  array.type.dtype = match->dtype;
   array.type.shape = header.shape;
   // A shape whose byte count overflows cannot match the file's size.
   auto dataBytes = npy::byteSize(header.shape, byteWidth(array.type.dtype));
