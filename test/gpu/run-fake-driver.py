@@ -81,6 +81,11 @@ def main():
         elif not predicted <= peak <= predicted + outputs:
             problems.append(f"device peak {peak} bytes, predicted {predicted} "
                             f"(+ {outputs} of outputs)")
+        # What bench/gpu/report.py's table reads.
+        missing = {"median_ms", "residual_bytes", "offloaded_bytes", "max_gradient_rel_diff",
+                   "max_output_abs_diff", "ok"} - figures.keys()
+        if missing:
+            problems.append(f"--json lacks {sorted(missing)}")
         offloaded = figures.get("offloaded_bytes", 0)
         if name.startswith("mlp-offload") and not offloaded:
             problems.append("nothing offloaded")
