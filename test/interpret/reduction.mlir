@@ -1,6 +1,7 @@
 // Reductions, argmax and cumsum.
 // RUN: cotangent-interpret %s --fn reductions --arg "dense<[[1.0, 5.0, 2.0], [7.0, 3.0, 7.0]]> : tensor<2x3xf32>" | FileCheck %s --check-prefix=RED
 // RUN: cotangent-interpret %s --fn argmaxes --arg "dense<[[1.0, 5.0, 2.0], [7.0, 3.0, 7.0]]> : tensor<2x3xf32>" | FileCheck %s --check-prefix=ARGMAX
+// RUN: cotangent-interpret %s --fn long_sum | FileCheck %s --check-prefix=LONG
 // RUN: cotangent-interpret %s --fn cumsums --arg "dense<[[1, 5, 2], [7, 3, 7]]> : tensor<2x3xi32>" | FileCheck %s --check-prefix=CUMSUM
 
 // RED: result 0: dense<[8.000000e+00, 1.700000e+01]> : tensor<2xf32>
@@ -39,4 +40,13 @@ func.func @cumsums(%x: tensor<2x3xi32>) -> (tensor<2x3xi32>, tensor<2x3xi32>, te
   %1 = jx.cumsum %x, axis = 1 reverse : tensor<2x3xi32>
   %2 = jx.cumsum %x, axis = 0 : tensor<2x3xi32>
   return %0, %1, %2 : tensor<2x3xi32>, tensor<2x3xi32>, tensor<2x3xi32>
+}
+
+// 2^21 times 0.1f: the exact sum (209715.203) rounded once. A float
+// accumulator would end at 206132.781, 1.7% low.
+// LONG: result 0: dense<209715.203> : tensor<f32>
+func.func @long_sum() -> tensor<f32> {
+  %c = jx.constant dense<0.1> : tensor<2048x1024xf32>
+  %s = jx.reduce_sum %c, axes = [0, 1] : tensor<2048x1024xf32> -> tensor<f32>
+  return %s : tensor<f32>
 }

@@ -70,6 +70,21 @@ func.func @reduce(%x: tensor<2x3xf32>) -> tensor<2xf32> {
   return %0 : tensor<2xf32>
 }
 
+// A float sum may be reassociated (LLVM vectorizes it); a product and an
+// integer sum are left as they are.
+// CHECK-LABEL: func.func @reduce_sum
+// CHECK: linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%arg0
+// CHECK: linalg.reduce { arith.mulf } ins(%arg0
+// CHECK: linalg.reduce { arith.addi {overflowFlags = #arith.overflow<none>} } ins(%arg1
+// CHECK: return
+func.func @reduce_sum(%x: tensor<2x3xf32>, %i: tensor<2x3xi32>)
+    -> (tensor<f32>, tensor<2xf32>, tensor<3xi32>) {
+  %0 = jx.reduce_sum %x, axes = [0, 1] : tensor<2x3xf32> -> tensor<f32>
+  %1 = jx.reduce_prod %x, axes = [1] : tensor<2x3xf32> -> tensor<2xf32>
+  %2 = jx.reduce_sum %i, axes = [0] : tensor<2x3xi32> -> tensor<3xi32>
+  return %0, %1, %2 : tensor<f32>, tensor<2xf32>, tensor<3xi32>
+}
+
 // scan: an scf.for whose iter_args are the carry and the stacked ys.
 // CHECK-LABEL: func.func @scan
 // CHECK: %[[YS:.*]] = tensor.empty() : tensor<3x2xf32>
