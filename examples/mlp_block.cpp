@@ -113,9 +113,9 @@ int main() {
 // CHECK-NEXT: f32[1,512] output of dot_general from {{.*}}mlp_block.cpp:{{[0-9]+}} (compute_intensive_block)
 // CHECK-NEXT: total: 5 residuals, 528896 bytes
 // CHECK-LABEL: == gradients ==
-// CHECK-NEXT: d w1 f32[128,512] [-0.0221{{[0-9]*}}, -0.0555{{[0-9]*}}, -0.4964{{[0-9]*}}, ...] sum -1404.2162{{[0-9]*}}
+// CHECK-NEXT: d w1 f32[128,512] [-0.0221{{[0-9]*}}, -0.0555{{[0-9]*}}, -0.4964{{[0-9]*}}, ...] sum -1404.2166{{[0-9]*}}
 // CHECK-NEXT: d b1 f32[512] [-0.0221{{[0-9]*}}, -0.0555{{[0-9]*}}, -0.4964{{[0-9]*}}, ...] sum -10.9704{{[0-9]*}}
-// CHECK-NEXT: d w2 f32[512,128] [0.3089{{[0-9]*}}, 0.3089{{[0-9]*}}, 0.3089{{[0-9]*}}, ...] sum 18777.1578{{[0-9]*}}
+// CHECK-NEXT: d w2 f32[512,128] [0.3089{{[0-9]*}}, 0.3089{{[0-9]*}}, 0.3089{{[0-9]*}}, ...] sum 18777.1581{{[0-9]*}}
 // CHECK-NEXT: d b2 f32[128] [1.0000{{[0-9]*}}, 1.0000{{[0-9]*}}, 1.0000{{[0-9]*}}, ...] sum 128.0000{{[0-9]*}}
 // CHECK-NEXT: same as without checkpoint: identical
 // CHECK-NEXT: Gradients computed successfully.

@@ -37,6 +37,12 @@ decltype(auto) dispatchCompute(ElementKind kind, Fn &&fn) {
   }
 }
 
+/// What a sum (reduce_sum, a dot product) of compute type T accumulates in:
+/// double for float, so that a reference sum is its exact value rounded once
+/// whatever its length and order (compiled code and XLA reassociate sums).
+template <typename T>
+using SumAccumulator = std::conditional_t<std::is_same_v<T, float>, double, T>;
+
 /// Element `i` of `t` in compute type T.
 template <typename T>
 T read(const Tensor &t, int64_t i) {

@@ -3,10 +3,12 @@
 // Implements dot_general, reduce_{sum,max,min,prod}, argmax and cumsum.
 // Every accumulation runs sequentially in row-major order in the compute type
 // (float for f32/f16/bf16, double for f64, wrapping integers) and rounds to
-// the storage type once, when the result element is written; but reduce_sum
-// of f32/f16/bf16 accumulates in double. A float accumulator summing 2^21
-// values of 0.1 ends 1.7% low; compiled code and XLA reassociate a sum, so
-// the reference should be its exact value rounded once, not one order's.
+// the storage type once, when the result element is written; but sums
+// (reduce_sum, dot_general's products) of f32/f16/bf16 accumulate in double
+// (SumAccumulator). A float accumulator summing 2^21 values of 0.1 ends 1.7%
+// low; compiled code and XLA reassociate a sum, so the reference should be
+// its exact value rounded once, not one order's. cumsum's running sums are
+// each a result, rounded as they are written.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +19,6 @@
 
 #include <cmath>
 #include <limits>
-#include <type_traits>
 #include <vector>
 
 using namespace cotangent::interp;
@@ -55,7 +56,7 @@ std::vector<int64_t> offsetsOver(ArrayRef<int64_t> shape, ArrayRef<int64_t> stri
 }
 
 /// Reduces `axes` of `x` with `combine`, starting from `init<T>()`; with
-/// `Wide`, float accumulates in double.
+/// `Wide`, in SumAccumulator<T>.
 template <bool Wide = false, typename Init, typename Combine>
 Tensor reduce(const Tensor &x, ArrayRef<int64_t> axes, Init init, Combine combine) {
   SmallVector<int64_t> shape, keptStride(x.getRank(), 0);
@@ -68,7 +69,7 @@ Tensor reduce(const Tensor &x, ArrayRef<int64_t> axes, Init init, Combine combin
     if (!llvm::is_contained(axes, d))
       keptStride[d] = rStrides[k++];
   dispatchCompute(x.getElementKind(), [&]<typename T>() {
-    using A = std::conditional_t<Wide && std::is_same_v<T, float>, double, T>;
+    using A = std::conditional_t<Wide, SumAccumulator<T>, T>;
     SmallVector<A, 0> acc(result.getNumElements(), A(init.template operator()<T>()));
     if (x.getNumElements() > 0) {
       SmallVector<int64_t> index(x.getRank(), 0);
@@ -161,10 +162,11 @@ Tensor cotangent::interp::dotGeneralOp(const Tensor &lhs, const Tensor &rhs,
         if (rhsOf[k] >= 0)
           rhsBase += index[k] * rhsStrides[rhsOf[k]];
       }
-      T acc = T(0);
+      using A = SumAccumulator<T>;
+      A acc = A(0);
       for (auto [lo, ro] : llvm::zip_equal(lhsInner, rhsInner))
-        acc = wrapAdd(acc, wrapMul(read<T>(lhs, lhsBase + lo), read<T>(rhs, rhsBase + ro)));
-      write<T>(result, flat++, acc);
+        acc = wrapAdd(acc, wrapMul(A(read<T>(lhs, lhsBase + lo)), A(read<T>(rhs, rhsBase + ro))));
+      write<T>(result, flat++, static_cast<T>(acc));
     } while (nextIndex(index, shape));
   });
   return result;
