@@ -5,6 +5,7 @@
 // RUN: cotangent-interpret %s --fn contract_leading | FileCheck %s --check-prefix=LEADING
 // RUN: cotangent-interpret %s --fn batch_not_leading | FileCheck %s --check-prefix=MIDBATCH
 // RUN: cotangent-interpret %s --fn preferred --arg "dense<[256.0, 1.0]> : tensor<2xbf16>" | FileCheck %s --check-prefix=PREFERRED
+// RUN: cotangent-interpret %s --fn long_dot | FileCheck %s --check-prefix=LONG
 // RUN: cotangent-interpret %s --fn ints --arg "dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>" --arg "dense<[[5, 6], [7, 8]]> : tensor<2x2xi32>" | FileCheck %s --check-prefix=INTS
 
 // MATVEC: result 0: dense<[-1.000000e+00, 5.000000e-01]> : tensor<2xf32>
@@ -69,4 +70,15 @@ func.func @ints(%a: tensor<2x2xi32>, %b: tensor<2x2xi32>) -> tensor<2x2xi32> {
   %0 = jx.dot_general %a, %b, contracting_dims = [1] x [0], batch_dims = [] x []
          : tensor<2x2xi32>, tensor<2x2xi32> -> tensor<2x2xi32>
   return %0 : tensor<2x2xi32>
+}
+
+// A dot product of 2^21 terms 0.1f * 1.0f: its exact value (209715.203)
+// rounded once; a float accumulator would end at 206132.781.
+// LONG: result 0: dense<209715.203> : tensor<f32>
+func.func @long_dot() -> tensor<f32> {
+  %a = jx.constant dense<0.1> : tensor<2097152xf32>
+  %b = jx.constant dense<1.0> : tensor<2097152xf32>
+  %d = jx.dot_general %a, %b, contracting_dims = [0] x [0], batch_dims = [] x []
+         : tensor<2097152xf32>, tensor<2097152xf32> -> tensor<f32>
+  return %d : tensor<f32>
 }
