@@ -86,7 +86,7 @@ def main():
     ratio = lambda a, b: f"{a / b:.2f}" if a and b else "-"
     # Gradients relative to their largest magnitude; the loss, a sum that may
     # nearly cancel, absolute (cotangent-step's --expect, FP32 step).
-    diff = lambda r, k: f"{r[k]:.2g}" if k in r else "-"
+    diff = lambda r, k: f"{r[k]:.2g}" if r.get(k) is not None else "-"
     head = ("model", "ours FP32 ms", "JAX highest ms", "ratio", "ours TF32 ms", "JAX default ms",
             "ratio", "our peak MiB", "predicted MiB", "XLA peak MiB", "ratio", "residual MiB",
             "offloaded MiB", "grad rel diff", "loss abs diff", "ok")

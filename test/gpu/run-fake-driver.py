@@ -86,6 +86,9 @@ def main():
                    "max_output_abs_diff", "ok"} - figures.keys()
         if missing:
             problems.append(f"--json lacks {sorted(missing)}")
+        elif (figures["max_gradient_rel_diff"] is not None
+              or figures["max_output_abs_diff"] is not None):
+            problems.append("--json gives differences where nothing was compared (no --expect)")
         offloaded = figures.get("offloaded_bytes", 0)
         if name.startswith("mlp-offload") and not offloaded:
             problems.append("nothing offloaded")

@@ -656,11 +656,14 @@ int main(int argc, char **argv) {
     printSummary("gradient", i, gradients[i]);
 
   bool ok = replayDiff <= o.rtol;
-  // Gradients apart from outputs: a loss that sums many terms nearly cancels,
-  // so only its absolute difference says how close it is.
-  double maxDiff = 0, maxGradientDiff = 0, maxOutputAbs = 0;
+  // The worst relative and absolute differences, outputs and gradients
+  // apart: a loss that sums many terms nearly cancels, so only its absolute
+  // difference says how close it is.
+  struct Worst {
+    double relative = 0, abs = 0;
+  } outputWorst, gradientWorst;
   if (!o.expect.empty()) {
-    auto compare = [&](const char *prefix, const std::vector<Array> &got) {
+    auto compare = [&](const char *prefix, const std::vector<Array> &got, Worst &worst) {
       for (size_t i = 0; i < got.size(); ++i) {
         std::string path = o.expect + "/" + prefix + std::to_string(i) + ".npy";
         Array want;
@@ -670,11 +673,8 @@ int main(int argc, char **argv) {
         if (!d)
           fail(path + ": holds " + want.type.str() + ", the step gives " + got[i].type.str());
         bool within = d->within(o.rtol, o.atol);
-        maxDiff = std::max(maxDiff, d->relative());
-        if (&got == &gradients)
-          maxGradientDiff = std::max(maxGradientDiff, d->relative());
-        else
-          maxOutputAbs = std::max(maxOutputAbs, d->abs);
+        worst.relative = std::max(worst.relative, d->relative());
+        worst.abs = std::max(worst.abs, d->abs);
         std::printf("expect %s%zu: max relative difference %.3g (max abs %.3g)%s%s\n", prefix,
                     i, d->relative(), d->abs,
                     d->floor > o.rtol ? (std::string(", ") + dtypeName(want.type.dtype) +
@@ -685,8 +685,8 @@ int main(int argc, char **argv) {
         ok = ok && within;
       }
     };
-    compare("output", outputs);
-    compare("gradient", gradients);
+    compare("output", outputs, outputWorst);
+    compare("gradient", gradients, gradientWorst);
     std::printf("expect: %s (rtol %g, atol %g)\n", ok ? "ok" : "FAILED", o.rtol, o.atol);
   }
   if (!o.outputDir.empty()) {
@@ -699,6 +699,8 @@ int main(int argc, char **argv) {
     write("gradient", gradients);
   }
   if (!o.json.empty()) {
+    // Differences from --expect; null where nothing was compared.
+    auto checked = [&](double v) { return o.expect.empty() ? std::string("null") : jsonNumber(v); };
     std::ofstream out(o.json);
     out << "{\"fn\": \"" << split->base << "\", \"chip\": \"sm_" << cc << "\", \"min_ms\": "
         << jsonNumber(minTime * 1e3) << ", \"median_ms\": " << jsonNumber(medianTime * 1e3)
@@ -707,9 +709,10 @@ int main(int argc, char **argv) {
         << ", \"offloaded_bytes\": " << measured.offloadedBytes << ", \"peak_bytes\": " << peak
         << ", \"predicted_peak_bytes\": " << split->predictedPeakBytes
         << ", \"predicted_residual_bytes\": " << split->predictedResidualBytes
-        << ", \"max_rel_diff\": " << jsonNumber(maxDiff)
-        << ", \"max_gradient_rel_diff\": " << jsonNumber(maxGradientDiff)
-        << ", \"max_output_abs_diff\": " << jsonNumber(maxOutputAbs)
+        << ", \"max_rel_diff\": "
+        << checked(std::max(outputWorst.relative, gradientWorst.relative))
+        << ", \"max_gradient_rel_diff\": " << checked(gradientWorst.relative)
+        << ", \"max_output_abs_diff\": " << checked(outputWorst.abs)
         << ", \"profile_ms\": " << jsonNumber(profiledUs * 1e-3)
         << ", \"ok\": " << (ok ? "true" : "false") << "}\n";
     out.flush();
