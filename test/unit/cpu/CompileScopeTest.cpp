@@ -81,7 +81,7 @@ TEST_CASE("only the entry points and their callees are compiled, with the same r
   REQUIRE(mlir::succeeded(got));
   REQUIRE(got->results.size() == want->results.size());
   for (size_t i = 0; i < got->results.size(); ++i)
-    requireClose(got->results[i], want->results[i], {0, 0, 0, 0});
+    requireIdentical(got->results[i], want->results[i]);
   CHECK(got->stats.peakBytes == want->stats.peakBytes);
 }
 
@@ -161,8 +161,11 @@ TEST_CASE("a repeated layer's host code is compiled once too: the step grows by 
   CHECK(grown > 0);
   CHECK(grown < 12 * 64);
 
-  // Three layers: f32 rounding through nine tanh layers exceeds the
-  // reduction tolerance whether or not the host code is outlined.
-  auto args = randomArgs(three->lookupSymbol<mlir::func::FuncOp>("mlp_value_and_grad"), 7, false);
-  compareWithInterpreter(*small, *three, "mlp_value_and_grad", args, reductionTolerance());
+  // Both depths compute what the interpreter does, within the bound derived
+  // from each (nine tanh layers round more than three, and the bound grows
+  // with them).
+  for (auto [compiled, module] : {std::pair{small.get(), three.get()}, std::pair{large.get(), nine.get()}}) {
+    auto args = randomArgs(module.lookupSymbol<mlir::func::FuncOp>("mlp_value_and_grad"), 7, false);
+    compareWithInterpreter(*compiled, module, "mlp_value_and_grad", args);
+  }
 }
