@@ -71,14 +71,6 @@ double underflowError(Type type) {
   return isa<FloatType>(type) ? 0x1p-126 : 0;
 }
 
-/// gamma_n = n u / (1 - n u): a sum or dot of n terms in any order (and any
-/// blocking) is within gamma_n * sum |terms| of the exact one (Higham,
-/// Accuracy and Stability of Numerical Algorithms, 3.1).
-double gamma(int64_t n, double u) {
-  double nu = static_cast<double>(n) * u;
-  return nu >= 1 ? kInf : nu / (1 - nu);
-}
-
 //===----------------------------------------------------------------------===//
 // f64 tensors
 //===----------------------------------------------------------------------===//
@@ -295,7 +287,7 @@ Tensor dotBound(jx::DotGeneralOp op, ArrayRef<BoundedTensor> in, const Tensor &y
     bound = plus(bound, dot(a.bound, absB));
   if (da && db)
     bound = plus(bound, dot(a.bound, b.bound));
-  double g = gamma(k, computeRoundoff(y.getElementType()));
+  double g = cotangent::interp::gamma(k, computeRoundoff(y.getElementType()));
   Tensor magnitude = dot(da ? plus(absA, a.bound) : absA, db ? plus(absB, b.bound) : absB);
   bound = zipWith(bound, magnitude, [&](double d, double m) { return d + 2 * g * m; });
   return sanitized(withRounding(std::move(bound), y, op));
@@ -307,7 +299,7 @@ Tensor sumBound(Operation &op, const BoundedTensor &x, const Tensor &y, int64_t 
                 llvm::function_ref<Tensor(const Tensor &)> sum) {
   if (!x.value.isFloat())
     return anyPositive(x.bound) ? filled(y.getType(), kInf) : zeroBound(y.getType());
-  double g = gamma(n, computeRoundoff(y.getElementType()));
+  double g = cotangent::interp::gamma(n, computeRoundoff(y.getElementType()));
   Tensor bound = sum(x.bound);
   Tensor magnitude = sum(plus(absF64(x.value), x.bound));
   bound = zipWith(bound, magnitude, [&](double d, double m) { return d + 2 * g * m; });
@@ -474,7 +466,7 @@ private:
           Tensor absX = absF64(in[0].value);
           Tensor upper = reduceProdOp(plus(absX, in[0].bound), axes);
           Tensor exact = reduceProdOp(absX, axes);
-          double g = gamma(reducedCount(in[0].value, axes), computeRoundoff(y.getElementType()));
+          double g = cotangent::interp::gamma(reducedCount(in[0].value, axes), computeRoundoff(y.getElementType()));
           return one(withRounding(
               zipWith(upper, exact, [&](double p, double q) { return p - q + 2 * g * p; }), y, &op));
         })
@@ -492,7 +484,7 @@ private:
           Tensor moved = scatterAddOp(in[0].bound, in[1].value, in[2].bound, axis);
           Tensor magnitude = scatterAddOp(plus(absF64(in[0].value), in[0].bound), in[1].value,
                                           plus(absF64(in[2].value), in[2].bound), axis);
-          double g = gamma(in[1].value.getNumElements() + 1, computeRoundoff(y.getElementType()));
+          double g = cotangent::interp::gamma(in[1].value.getNumElements() + 1, computeRoundoff(y.getElementType()));
           return one(withRounding(
               zipWith(moved, magnitude, [&](double d, double m) { return d + 2 * g * m; }), y, &op));
         })
@@ -653,6 +645,11 @@ double libmUlps(Operation *op) {
 }
 
 } // namespace
+
+double cotangent::interp::gamma(int64_t n, double u) {
+  double nu = static_cast<double>(n) * u;
+  return nu >= 1 ? kInf : nu / (1 - nu);
+}
 
 double cotangent::interp::roundingUnits(Operation *op) {
   return llvm::TypeSwitch<Operation *, double>(op)

@@ -39,6 +39,12 @@ struct BoundedTensor {
   Tensor bound;
 };
 
+/// gamma_n = n u / (1 - n u): a sum or dot product of n terms computed in
+/// any order and blocking, with unit roundoff u, is within gamma_n times the
+/// sum of the terms' magnitudes of the exact one (Higham, Accuracy and
+/// Stability of Numerical Algorithms, 2nd ed., 3.1); +inf when n u >= 1.
+double gamma(int64_t n, double u);
+
 /// Roundings one evaluation of `op` may make, in units of u |y| (u the
 /// unit roundoff of y's element type): 1 for correctly rounded arithmetic,
 /// 2 ulp + 0.5 for functions accurate to `ulp` units in the last place (the

@@ -4,6 +4,10 @@
 #include <catch2/catch.hpp>
 #include <cblas.h>
 
+#include <cctype>
+#include <cstdlib>
+#include <string>
+
 using namespace cotangent;
 
 TEST_CASE("blasCore names the loaded kernels and only ever suggests wider ones the CPU runs",
@@ -38,4 +42,18 @@ TEST_CASE("a program sets wider kernels only when the environment names none and
   CHECK_FALSE(cpu::widerCoreToSet(fallback, "Haswell", false)); // the user's choice stands
   CHECK_FALSE(cpu::widerCoreToSet(fallback, nullptr, true));    // once only
   CHECK_FALSE(cpu::widerCoreToSet(widest, nullptr, false));
+}
+
+TEST_CASE("the kernel family OPENBLAS_CORETYPE names is the one loaded", "[cpu][blas][numerics]") {
+  // The numerics label runs under each family (test/numerics/run-under.sh):
+  // this proves it did.
+  const char *wanted = std::getenv("OPENBLAS_CORETYPE");
+  if (!wanted || !*wanted)
+    return;
+  auto lower = [](std::string s) {
+    for (char &c : s)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  CHECK(lower(openblas_get_corename()) == lower(wanted));
 }

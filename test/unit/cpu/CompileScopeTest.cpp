@@ -138,7 +138,7 @@ TEST_CASE("a module made invalid after tracing is a located error before any pas
 }
 
 TEST_CASE("a repeated layer's host code is compiled once too: the step grows by a call per layer",
-          "[cpu][compile]") {
+          "[cpu][compile][numerics]") {
   auto three = tracedMlp(3), nine = tracedMlp(9);
   auto small = compileStep(*three), large = compileStep(*nine);
   std::set<std::string> smallFunctions = definedFunctions(*small);

@@ -61,7 +61,7 @@ void runCases(const std::vector<Case> &cases) {
 
 } // namespace
 
-TEST_CASE("CPU elementwise ops match the interpreter", "[cpu][ops]") {
+TEST_CASE("CPU elementwise ops match the interpreter", "[cpu][ops][numerics]") {
   std::vector<Case> cases;
   for (std::string op : {"sin", "cos", "tan", "exp", "expm1", "erf", "erfc", "tanh", "logistic", "floor", "ceil",
                          "neg", "abs", "sign", "stop_gradient"})
@@ -142,7 +142,7 @@ func.func @prng_bits(%a: tensor<3x4xi32>, %b: tensor<3x4xi32>, %s: tensor<3x4xi3
   runCases(cases);
 }
 
-TEST_CASE("CPU contractions and reductions match the interpreter", "[cpu][ops]") {
+TEST_CASE("CPU contractions and reductions match the interpreter", "[cpu][ops][numerics]") {
   std::vector<Case> cases = {
       {"matmul", R"(
 func.func @matmul(%a: tensor<5x4xf32>, %b: tensor<4x3xf32>) -> tensor<5x3xf32> {
@@ -186,7 +186,7 @@ func.func @argmax_cumsum(%a: tensor<3x4xf32>, %i: tensor<3x4xi32>) -> (tensor<3x
   runCases(cases);
 }
 
-TEST_CASE("CPU shape ops match the interpreter", "[cpu][ops]") {
+TEST_CASE("CPU shape ops match the interpreter", "[cpu][ops][numerics]") {
   std::vector<Case> cases = {
       {"shapes", R"(
 func.func @shapes(%a: tensor<2x3x4xf32>, %v: tensor<3xf32>, %s: tensor<1x3xf32>) -> (tensor<4x2x3xf32>, tensor<6x4xf32>, tensor<2x3x4xf32>, tensor<3xf32>, tensor<3x1xf32>, tensor<5x3xf32>, tensor<1x2x2xf32>) {
@@ -225,7 +225,7 @@ func.func @gather_$T(%a: tensor<3x5x$T>, %i: tensor<7xi32>, %j: tensor<4xi64>, %
   runCases(cases);
 }
 
-TEST_CASE("CPU control flow and remat structure match the interpreter", "[cpu][ops]") {
+TEST_CASE("CPU control flow and remat structure match the interpreter", "[cpu][ops][numerics]") {
   std::vector<Case> cases = {
       {"scan", R"(
 func.func @scan(%w: tensor<4x4xf32>, %h0: tensor<4xf32>, %xs: tensor<3x4xf32>) -> (tensor<4xf32>, tensor<3x4xf32>, tensor<4xf32>) {

@@ -27,7 +27,7 @@ func.func @twice(%x: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>
 
 } // namespace
 
-TEST_CASE("a call's results take over their blocks; the cache gets them back", "[cpu][memory]") {
+TEST_CASE("a call's results take over their blocks; the cache gets them back", "[cpu][memory][numerics]") {
   auto module = parse(kModule);
   auto compiled = cpu::CpuModule::compile(*module);
   REQUIRE(mlir::succeeded(compiled));

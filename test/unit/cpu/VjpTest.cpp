@@ -113,7 +113,7 @@ std::vector<Tensor> onesLike(llvm::ArrayRef<mlir::RankedTensorType> types) {
 
 } // namespace
 
-TEST_CASE("CPU VJPs match the interpreter", "[cpu][vjp]") {
+TEST_CASE("CPU VJPs match the interpreter", "[cpu][vjp][numerics]") {
   auto module = differentiate(parse(kPrograms));
   auto compiled = cpu::CpuModule::compile(*module);
   REQUIRE(mlir::succeeded(compiled));
@@ -130,7 +130,7 @@ TEST_CASE("CPU VJPs match the interpreter", "[cpu][vjp]") {
   }
 }
 
-TEST_CASE("CPU split: residual bytes are the saved residuals", "[cpu][memory]") {
+TEST_CASE("CPU split: residual bytes are the saved residuals", "[cpu][memory][numerics]") {
   const bench::MlpConfig config{.layers = 3, .width = 32, .batch = 8};
   const std::vector<std::pair<std::string, std::optional<cotangent::Policy>>> rows = {
       {"no checkpoint", std::nullopt},

@@ -150,7 +150,7 @@ TEST_CASE("the split contract as the runtimes read it", "[host]") {
   CHECK(pinned == 1);
 }
 
-TEST_CASE("offloaded residuals leave the residual bytes and come back intact", "[host]") {
+TEST_CASE("offloaded residuals leave the residual bytes and come back intact", "[host][numerics]") {
   auto module = loadDifferentiated("mlp-offload");
   auto primal = module->lookupSymbol<mlir::func::FuncOp>("mlp");
   auto args = randomArgs(primal, 3, false);
