@@ -6,6 +6,7 @@
 // (1 to 3 levels) and Sequential (both of Flax's namings). Initialized
 // parameters and forward outputs equal Flax's within 1e-6 (relative, or
 // absolute below 1), the forward both through the interpreter and compiled.
+#include "BoundedGrad.h"
 #include "Interpret.h"
 #include "JaxReference.h"
 #include "SeedMlp.h"
@@ -196,30 +197,27 @@ interp::Tensor toF64(const interp::Tensor &t) {
   return interp::Tensor::fromDoubles(type, values);
 }
 
-/// The compiled gradient of sum(apply(params, x)^2) equals the interpreter's,
-/// in f64 (in f32, LayerNorm's E[x^2] - E[x]^2 cancels enough digits for
-/// summation order to show at 1e-4).
+/// The compiled gradient of sum(apply(params, x)^2) within the bound of the
+/// interpreter's, in f32 and f64 (the bound follows LayerNorm's
+/// E[x^2] - E[x]^2 through its cancellation).
 template <class Apply>
 void checkGradients(const Apply &apply, const Dict<Dict<interp::Tensor>> &params32,
                     const interp::Tensor &x32) {
-  auto params = tree_map(toF64, params32);
-  interp::Tensor x = toF64(x32);
   auto loss = [&](const Dict<Dict<Tensor>> &p, Tensor in) {
     Tensor y = apply(p, in);
     return np::sum(y * y);
   };
-  std::vector<interp::Tensor> interpreted = grad(loss)(params, x);
+  std::vector<interp::Tensor> compiled32 = jit(grad(loss))(params32, x32);
+  test::requireAllWithinBounds(compiled32, test::boundedValueAndGrad(loss, params32, x32), 1);
+  auto params = tree_map(toF64, params32);
+  interp::Tensor x = toF64(x32);
   std::vector<interp::Tensor> compiled = jit(grad(loss))(params, x);
-  REQUIRE(compiled.size() == interpreted.size());
-  for (size_t k = 0; k < compiled.size(); ++k)
-    for (int64_t i = 0; i < compiled[k].getNumElements(); ++i)
-      CHECK(compiled[k].getDouble(i) ==
-            Approx(interpreted[k].getDouble(i)).epsilon(1e-10).margin(1e-12));
+  test::requireAllWithinBounds(compiled, test::boundedValueAndGrad(loss, params, x), 1);
 }
 
 } // namespace
 
-TEST_CASE("remat_scan and Sequential initialize and apply as in Flax", "[flax][layers]") {
+TEST_CASE("remat_scan and Sequential initialize and apply as in Flax", "[flax][layers][numerics]") {
   mlir::MLIRContext ctx;
   int checked = 0;
   for (const llvm::json::Value &c : cases()) {

@@ -43,7 +43,7 @@ double logSumExp(const std::vector<double> &v) {
 
 } // namespace
 
-TEST_CASE("nn::sigmoid, softplus, silu, relu, gelu", "[api][nn]") {
+TEST_CASE("nn::sigmoid, softplus, silu, relu, gelu", "[api][nn][numerics]") {
   SECTION("sigmoid") {
     check([](Tensor x) { return nn::sigmoid(x); }, [](auto &x, int64_t, int64_t) {
       return elementwise(x, [](double v) { return 1 / (1 + std::exp(-v)); });
@@ -82,7 +82,7 @@ TEST_CASE("nn::sigmoid, softplus, silu, relu, gelu", "[api][nn]") {
   }
 }
 
-TEST_CASE("np::erf and erfc", "[api][nn]") {
+TEST_CASE("np::erf and erfc", "[api][nn][numerics]") {
   SECTION("erf") {
     check([](Tensor x) { return np::erf(x); },
           [](auto &x, int64_t, int64_t) { return elementwise(x, [](double v) { return std::erf(v); }); });
@@ -94,7 +94,7 @@ TEST_CASE("np::erf and erfc", "[api][nn]") {
   }
 }
 
-TEST_CASE("nn::softmax, log_softmax, logsumexp", "[api][nn]") {
+TEST_CASE("nn::softmax, log_softmax, logsumexp", "[api][nn][numerics]") {
   auto softmaxRow = [](std::vector<double> v) {
     double l = logSumExp(v);
     for (double &e : v)
@@ -140,7 +140,7 @@ TEST_CASE("nn::softmax, log_softmax, logsumexp", "[api][nn]") {
   }
 }
 
-TEST_CASE("nn::layer_norm, rms_norm, np::var, clip, exp2", "[api][nn]") {
+TEST_CASE("nn::layer_norm, rms_norm, np::var, clip, exp2", "[api][nn][numerics]") {
   auto mean = [](const std::vector<double> &v) {
     return std::accumulate(v.begin(), v.end(), 0.0) / v.size();
   };
@@ -197,7 +197,7 @@ TEST_CASE("nn::layer_norm, rms_norm, np::var, clip, exp2", "[api][nn]") {
   }
 }
 
-TEST_CASE("nn::Dropout applies its host-drawn keep mask", "[api][nn]") {
+TEST_CASE("nn::Dropout applies its host-drawn keep mask", "[api][nn][numerics]") {
   // The mask as Flax draws it for a [3, 5] input (FlaxParityTest checks the
   // bits); the step multiplies by it, so its gradient is the same mask.
   mlir::MLIRContext ctx;
@@ -213,7 +213,7 @@ TEST_CASE("nn::Dropout applies its host-drawn keep mask", "[api][nn]") {
         });
 }
 
-TEST_CASE("nn::one_hot and np::isfinite", "[api][nn]") {
+TEST_CASE("nn::one_hot and np::isfinite", "[api][nn][numerics]") {
   mlir::MLIRContext ctx;
   auto i32 = mlir::RankedTensorType::get({4}, mlir::IntegerType::get(&ctx, 32));
   interp::Tensor labels = interp::Tensor::fromInts(i32, {2, 0, 3, 7}); // 7: out of range

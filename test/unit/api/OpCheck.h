@@ -3,8 +3,8 @@
 // `check(f, reference)` runs the tests every traced function of the API
 // gets (test/unit/api: NnTest, IndexingTest): its values against a direct
 // evaluation in double, its gradient against central differences (f64, and
-// compiled f32), and the compiled gradient against the interpreter's (f64
-// and f32).
+// compiled f32), and the compiled gradient within the bound of the
+// interpreter's (f64 and f32).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,7 @@
 
 #include "tracer/Jit.h"
 
+#include "BoundedGrad.h"
 #include "RandomTensor.h"
 
 #include <catch2/catch.hpp>
@@ -63,25 +64,17 @@ inline void check(const Fn &f, const Reference &reference, double bound = 2.0) {
     minus.setDouble(i, x.getDouble(i) - 1e-6);
     CHECK(g[0].getDouble(i) == Approx((at(plus) - at(minus)) / 2e-6).epsilon(1e-6).margin(1e-8));
   }
-  // f64: the compiled gradient equals the interpreter's (f64 keeps libm, so
-  // only summation order differs).
+  // f64: the compiled gradient within the interpreter's bound (f64 keeps
+  // libm, so only summation order differs).
   std::vector<interp::Tensor> compiled64 = jit(grad(loss))(x, w);
-  REQUIRE(compiled64.size() == g.size());
-  for (size_t k = 0; k < g.size(); ++k)
-    for (int64_t i = 0; i < g[k].getNumElements(); ++i)
-      CHECK(compiled64[k].getDouble(i) == Approx(g[k].getDouble(i)).epsilon(1e-12).margin(1e-12));
+  requireAllWithinBounds(compiled64, boundedValueAndGrad(loss, x, w), 1);
 
-  // f32: the compiled gradient equals the interpreter's.
+  // f32: the compiled gradient within the interpreter's bound.
   interp::Tensor x32 = withType(ctx, x, mlir::Float32Type::get(&ctx));
   interp::Tensor w32 = withType(ctx, w, mlir::Float32Type::get(&ctx));
-  std::vector<interp::Tensor> interpreted = grad(loss)(x32, w32);
   auto compiledGrad = jit(grad(loss));
   std::vector<interp::Tensor> compiled = compiledGrad(x32, w32);
-  REQUIRE(compiled.size() == interpreted.size());
-  for (size_t k = 0; k < compiled.size(); ++k)
-    for (int64_t i = 0; i < compiled[k].getNumElements(); ++i)
-      CHECK(compiled[k].getDouble(i) ==
-            Approx(interpreted[k].getDouble(i)).epsilon(1e-5).margin(1e-6));
+  requireAllWithinBounds(compiled, boundedValueAndGrad(loss, x32, w32), 1);
 
   // f32: the compiled gradient against central differences of the compiled
   // loss (step 1e-2, so the f32 rounding of the loss stays well below the

@@ -12,6 +12,7 @@
 #include "dialects/jx/JxOps.h"
 #include "runtime/cpu/CpuRuntime.h"
 #include "runtime/interpreter/ErrorBound.h"
+#include "test/support/WithinBound.h"
 #include "runtime/interpreter/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -68,28 +69,10 @@ inline std::vector<Tensor> randomArgs(mlir::func::FuncOp fn, unsigned seed, bool
   return args;
 }
 
-/// `got` within the bound runWithErrorBounds derived for the reference
-/// (docs/reliability.md): no tolerance is chosen by hand, so the check holds
-/// for every BLAS kernel family and thread count.
-inline void requireWithinBound(const Tensor &got, const interp::BoundedTensor &want) {
-  std::optional<std::string> outside = interp::outsideBound(got, want);
-  INFO(outside.value_or(""));
-  REQUIRE(!outside);
-}
-
 /// `got` bit for bit `want` (the same compiled code on the same inputs).
 inline void requireIdentical(const Tensor &got, const Tensor &want) {
   REQUIRE(got.getType() == want.getType());
   REQUIRE(std::memcmp(got.data(), want.data(), want.getByteSize()) == 0);
-}
-
-/// The interpreter's results of `fn` on `args`, with their bounds.
-inline std::vector<interp::BoundedTensor> boundedReference(mlir::func::FuncOp fn,
-                                                           llvm::ArrayRef<Tensor> args) {
-  REQUIRE(fn);
-  auto want = interp::runWithErrorBounds(fn, args);
-  REQUIRE(mlir::succeeded(want));
-  return std::move(*want);
 }
 
 /// Runs @name of `module` on `args` through the interpreter and the compiled
@@ -99,11 +82,7 @@ inline void compareWithInterpreter(cpu::CpuModule &compiled, mlir::ModuleOp modu
   auto want = boundedReference(module.lookupSymbol<mlir::func::FuncOp>(name), args);
   auto got = compiled.call(name, args);
   REQUIRE(mlir::succeeded(got));
-  REQUIRE(got->results.size() == want.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    INFO("result " << i);
-    requireWithinBound(got->results[i], want[i]);
-  }
+  requireAllWithinBounds(got->results, want);
 }
 
 } // namespace cotangent::test
