@@ -1,13 +1,14 @@
 //===- Common.h - small helpers shared by the examples ----------*- C++ -*-===//
 //
-// Deterministic input tensors, printing of interpreter tensors and a
-// bit-for-bit comparison; nothing here is part of the API the examples show.
+// Deterministic input tensors, printing of interpreter tensors, a
+// bit-for-bit comparison and one within the interpreter's derived bounds; nothing here is part of the API the examples show.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef COTANGENT_EXAMPLES_COMMON_H
 #define COTANGENT_EXAMPLES_COMMON_H
 
+#include "runtime/interpreter/ErrorBound.h"
 #include "tracer/Autodiff.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -37,20 +38,27 @@ inline cotangent::interp::Tensor filled(mlir::MLIRContext &ctx, std::vector<int6
   return cotangent::interp::Tensor::fromDoubles(type, values);
 }
 
-/// The largest |a - b| / max(1e-3, |b|) over the leaves of two value trees
-/// of one structure (compiled gradients against the interpreter's).
-template <class T>
-double maxRelativeDifference(const T &a, const T &b) {
-  double worst = 0;
-  cotangent::tree_map(
-      [&](const cotangent::interp::Tensor &x, const cotangent::interp::Tensor &y) {
-        for (int64_t i = 0; i < x.getNumElements(); ++i)
-          worst = std::max(worst, std::abs(x.getDouble(i) - y.getDouble(i)) /
-                                      std::max(1e-3, std::abs(y.getDouble(i))));
-        return x;
-      },
-      a, b);
-  return worst;
+/// Whether every leaf of `grads` (the gradient of the function `split` was
+/// made from, with respect to its first argument) lies within the bound the
+/// interpreter derives for it at `args` (interp::runWithErrorBounds): the
+/// compiled step against the reference, with no tolerance picked by hand.
+template <class T, class... A>
+bool withinDerivedBounds(const cotangent::Split &split, const T &grads, const A &...args) {
+  std::vector<cotangent::interp::Tensor> flat;
+  ((cotangent::Tree<A>::forEach(args, "", [&](const std::string &, const cotangent::interp::Tensor &t) {
+     flat.push_back(t);
+   })),
+   ...);
+  auto bounded = cotangent::interp::runWithErrorBounds(split.value_and_grad(), flat);
+  if (mlir::failed(bounded))
+    return false;
+  size_t next = 1; // after the value
+  bool within = true;
+  cotangent::Tree<T>::forEach(grads, "", [&](const std::string &, const cotangent::interp::Tensor &g) {
+    within = within && next < bounded->size() && !cotangent::interp::outsideBound(g, (*bounded)[next]);
+    ++next;
+  });
+  return within;
 }
 
 /// An f32 tensor of `shape` filled with `value`.
