@@ -8,8 +8,11 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <set>
 
 using namespace mlir;
 using namespace mlir::cotangent;
@@ -93,12 +96,22 @@ constexpr int64_t kPointerStride = 4096;
 
 } // namespace
 
+/// Small integer blocks have their elements tracked (unknown until stored).
+static void trackContents(SimulatedBlock &b, int64_t n) {
+  Type e = b.type.getElementType();
+  if (b.sizes.size() <= 1 && (e.isIndex() || isa<IntegerType>(e)) && n <= 4096)
+    b.contents.assign(n, std::nullopt);
+}
+
 int BufferSimulator::external(MemRefType type) {
   SimulatedBlock b;
   b.type = type;
   b.sizes.assign(type.getShape().begin(), type.getShape().end());
-  if (type.hasStaticShape())
+  if (type.hasStaticShape()) {
     b.bytes = type.getNumElements() * elementBytes(type.getElementType()).value_or(0);
+    // An argument's index (a lax.switch's) is decided where it is first read.
+    trackContents(b, type.getNumElements());
+  }
   blocks.push_back(std::move(b));
   return static_cast<int>(blocks.size()) - 1;
 }
@@ -113,9 +126,7 @@ int BufferSimulator::allocate(Operation *op, MemRefType type, ArrayRef<int64_t> 
   for (int64_t s : sizes)
     n *= s;
   b.bytes = n * elementBytes(type.getElementType()).value_or(0);
-  Type e = type.getElementType();
-  if (sizes.size() <= 1 && (e.isIndex() || isa<IntegerType>(e)) && n <= 4096)
-    b.contents.assign(n, std::nullopt);
+  trackContents(b, n);
   // Pinned host memory (gpu.alloc host_shared) is not the device's.
   auto gpuAlloc = dyn_cast<gpu::AllocOp>(op);
   bool counted = isa<memref::AllocOp>(op) || (gpuAlloc && !gpuAlloc.getHostShared());
@@ -148,11 +159,34 @@ void BufferSimulator::release(int block) {
   record(block, -blocks[block].bytes);
 }
 
-bool BufferSimulator::decide() {
-  bool d = branches < decisions.size() ? decisions[branches] : false;
+int BufferSimulator::decide(int n) {
+  int d = branches < decisions.size() ? std::clamp(decisions[branches], 0, n - 1) : 0;
   taken.push_back(d);
+  ways.push_back(n);
   ++branches;
   return d;
+}
+
+const std::vector<int64_t> &BufferSimulator::switchCandidates(Operation *load) {
+  auto [it, inserted] = candidates.try_emplace(load);
+  if (!inserted)
+    return it->second;
+  SetVector<Operation *> slice;
+  getForwardSlice(load->getResult(0), &slice);
+  std::set<int64_t> values;
+  for (Operation *user : slice)
+    if (auto sw = dyn_cast<scf::IndexSwitchOp>(user);
+        sw && slice.contains(sw.getArg().getDefiningOp()))
+      for (int64_t c : sw.getCases())
+        values.insert(c);
+  if (values.empty())
+    return it->second;
+  // Each case's value, and one below and one above them all: the default
+  // (or, where the index is clamped first, the outermost cases again).
+  it->second.push_back(*values.begin() - 1);
+  it->second.insert(it->second.end(), values.begin(), values.end());
+  it->second.push_back(*values.rbegin() + 1);
+  return it->second;
 }
 
 LogicalResult BufferSimulator::call(func::FuncOp fn, ArrayRef<AbstractValue> args,
@@ -298,12 +332,18 @@ LogicalResult BufferSimulator::stepControlFlow(Operation *op, Env &env, int dept
 
   auto sw = cast<scf::IndexSwitchOp>(op);
   std::optional<int64_t> arg = scalar(sw.getArg());
-  if (!arg)
-    return op->emitError("memory plan: the switch depends on tensor data");
   Region *region = &sw.getDefaultRegion();
-  for (auto [value, caseRegion] : llvm::zip(sw.getCases(), sw.getCaseRegions()))
-    if (value == *arg)
-      region = &caseRegion;
+  if (arg) {
+    for (auto [value, caseRegion] : llvm::zip(sw.getCases(), sw.getCaseRegions()))
+      if (value == *arg)
+        region = &caseRegion;
+  } else {
+    // An index not read from memory here (switchCandidates decides those
+    // where they are loaded): each case, then the default.
+    int way = decide(static_cast<int>(sw.getNumCases()) + 1);
+    if (way < static_cast<int>(sw.getNumCases()))
+      region = &sw.getCaseRegions()[way];
+  }
   if (failed(run(*region, {}, {}, env, yielded, depth + 1)))
     return failure();
   bindResults(sw.getResults(), yielded);
@@ -424,8 +464,12 @@ LogicalResult BufferSimulator::stepMemRef(Operation *op, Env &env) {
     // it is read, and written back, so every value derived from it and every
     // later read of it (the backward's, from the residual) agree. Deciding at
     // each branch instead followed paths no run takes, and freed blocks twice.
-    if (!value && load.getType().isInteger(1)) {
-      value = decide() ? 1 : 0;
+    if (!value && load.getType().isInteger(1))
+      value = decide();
+    else if (!value && load.getType().isSignlessInteger())
+      if (const std::vector<int64_t> &values = switchCandidates(load); !values.empty())
+        value = values[decide(static_cast<int>(values.size()))];
+    if (value && !readElement(load.getMemref(), indices, env)) {
       int b = blockOf(load.getMemref());
       std::optional<int64_t> at = elementIndex(load.getMemref(), indices, env);
       if (b >= 0 && at && *at >= 0 && *at < static_cast<int64_t>(blocks[b].contents.size()))

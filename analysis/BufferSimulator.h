@@ -9,7 +9,11 @@
 // checks live there), constant integer tables read at known offsets, and the
 // 0-d integer linalg.generics that compute on them (a revolve schedule's
 // dispatch). Tensor data is unknown: a branch that depends on it is
-// taken the way the next entry of `decisions` says, and counted.
+// taken the way the next entry of `decisions` says, and counted. An integer
+// read from tensor data that selects an scf.index_switch's case (a
+// lax.switch's index) is decided where it is read, among the values that
+// pick each case, and written back, so the backward's switch on the saved
+// index goes the forward's way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,7 +58,7 @@ struct SimulatedBlock {
 
 class BufferSimulator {
 public:
-  BufferSimulator(ModuleOp module, std::vector<bool> decisions)
+  BufferSimulator(ModuleOp module, std::vector<int> decisions)
       : module(module), decisions(std::move(decisions)) {}
 
   /// A block that compiled code did not allocate (an argument).
@@ -74,10 +78,13 @@ public:
   int64_t live = 0, peak = 0;
   int peakEvent = -1;
   std::vector<int> liveAtPeak;
-  /// Data-dependent branches met, in order (the first decisions.size() were
-  /// taken as told, the rest the `false` way).
+  /// Data-dependent decisions met, in order (the first decisions.size() were
+  /// taken as told, the rest the first way, 0): the way taken and how many
+  /// ways there were (2 for a branch, one per candidate value of a switch's
+  /// index).
   unsigned branches = 0;
-  std::vector<bool> taken;
+  std::vector<int> taken;
+  std::vector<int> ways;
 
 private:
   using Env = llvm::DenseMap<Value, AbstractValue>;
@@ -96,14 +103,20 @@ private:
   std::optional<int64_t> readElement(Value v, ArrayRef<std::optional<int64_t>> indices, Env &env);
   /// Where element `indices` of `v`'s view is in its block's contents.
   std::optional<int64_t> elementIndex(Value v, ArrayRef<std::optional<int64_t>> indices, Env &env);
-  bool decide();
+  /// The next decision among `n` ways (0 to n - 1).
+  int decide(int n = 2);
+  /// For a load of an integer that reaches an scf.index_switch's operand in
+  /// its function: one value picking each case and one the default (empty
+  /// when it reaches none).
+  const std::vector<int64_t> &switchCandidates(Operation *load);
   int allocate(Operation *op, MemRefType type, ArrayRef<int64_t> sizes);
   void record(int block, int64_t delta);
 
   ModuleOp module;
   /// The block of each constant global read so far: its contents are built once.
   llvm::DenseMap<Operation *, int> constantGlobals;
-  std::vector<bool> decisions;
+  std::vector<int> decisions;
+  llvm::DenseMap<Operation *, std::vector<int64_t>> candidates;
   std::string function;
 };
 

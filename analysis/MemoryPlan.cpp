@@ -118,12 +118,12 @@ MemoryPlan planOf(const BufferSimulator &sim) {
 /// Follows every outcome of the data-dependent branches (up to kMaxPaths).
 FailureOr<MemoryPlan> planSplit(ModuleOp lowered, func::FuncOp fwd, func::FuncOp bwd,
                                 unsigned numOutputs, ArrayRef<bool> offloaded) {
-  std::vector<std::vector<bool>> work{{}};
+  std::vector<std::vector<int>> work{{}};
   MemoryPlan best;
   int paths = 0;
   int64_t minPeak = INT64_MAX, minResiduals = INT64_MAX, maxResiduals = 0;
   while (!work.empty() && paths < kMaxPaths) {
-    std::vector<bool> prefix = std::move(work.back());
+    std::vector<int> prefix = std::move(work.back());
     work.pop_back();
     BufferSimulator sim(lowered, prefix);
     int64_t residualBytes = 0, argumentResidualBytes = 0, backwardPeak = 0;
@@ -131,11 +131,13 @@ FailureOr<MemoryPlan> planSplit(ModuleOp lowered, func::FuncOp fwd, func::FuncOp
                         argumentResidualBytes, backwardPeak)))
       return failure();
     ++paths;
-    for (size_t j = prefix.size(); j < sim.taken.size(); ++j) {
-      std::vector<bool> next(sim.taken.begin(), sim.taken.begin() + j);
-      next.push_back(true);
-      work.push_back(std::move(next));
-    }
+    // Every other way of each decision this path made on its own.
+    for (size_t j = prefix.size(); j < sim.taken.size(); ++j)
+      for (int way = 1; way < sim.ways[j]; ++way) {
+        std::vector<int> next(sim.taken.begin(), sim.taken.begin() + j);
+        next.push_back(way);
+        work.push_back(std::move(next));
+      }
     minPeak = std::min(minPeak, sim.peak);
     minResiduals = std::min(minResiduals, residualBytes);
     maxResiduals = std::max(maxResiduals, residualBytes);

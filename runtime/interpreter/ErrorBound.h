@@ -7,7 +7,7 @@
 // runWithErrorBounds derives it from the computation instead: it runs a
 // function like `run` and carries, with every value, a per-element bound D
 // on |other - reference| for any evaluation of the same IR whose every op
-// is within its stated rounding of the exact result (RoundingModel), fed
+// is within its stated rounding of the exact result (roundingUnits), fed
 // the same arguments. D propagates op by op (first order is not assumed:
 // elementwise ops take the extremes of their operands' intervals, dots and
 // sums the standard gamma_n bound over any summation order), so it holds
@@ -47,7 +47,7 @@ double gamma(int64_t n, double u);
 
 /// Roundings one evaluation of `op` may make, in units of u |y| (u the
 /// unit roundoff of y's element type): 1 for correctly rounded arithmetic,
-/// 2 ulp + 0.5 for functions accurate to `ulp` units in the last place (the
+/// 2 ulp + 1 for functions accurate to `ulp` units in the last place (the
 /// CPU's polynomial f32 math, docs/lowering.md; libm's), 0 for exact ops.
 double roundingUnits(mlir::Operation *op);
 

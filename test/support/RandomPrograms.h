@@ -367,12 +367,33 @@ private:
     });
   }
 
-  /// x * y if the sum of x is positive, else sin(x).
+  /// x * y if the sum of x is positive, else sin(x); or, half the time, a
+  /// three-way switch on sign(sum x) + 1 (lax.switch with an index computed
+  /// from the data): sin(x), x * y or tanh(y).
   void addCond(Program &p) {
     int x = static_cast<int>(p.shapes.size()) - 1;
     std::string s = p.shapes[x], t = ty(s);
     int y = valueOf(p, s, x);
     std::string axes = s == "" ? "" : s == "4" ? "[0]" : s == "4x4" ? "[0, 1]" : "[0, 1, 2]";
+    if (chance(0.5))
+      return push(p, {x, y}, {s}, [t, axes](auto &in, auto &out) {
+        std::string o = out[0], sum = axes.empty() ? in[0] : o + "_sum";
+        std::string text;
+        if (!axes.empty())
+          text += sum + " = jx.reduce_sum " + in[0] + ", axes = " + axes + " : " + t +
+                  " -> tensor<f64>\n";
+        text += o + "_g = jx.sign " + sum + " : tensor<f64>\n" + o +
+                "_one = jx.constant dense<1.0> : tensor<f64>\n" + o + "_k = jx.add " + o + "_g, " +
+                o + "_one : tensor<f64>\n" + o + "_i = jx.convert_element_type " + o +
+                "_k : tensor<f64> -> tensor<i32>\n";
+        std::string block = "(" + o + "_a: " + t + ", " + o + "_b: " + t + "):\n";
+        text += o + " = jx.cond " + o + "_i(" + in[0] + ", " + in[1] + ") : tensor<i32>, (" + t +
+                ", " + t + ") -> " + t + " {\n^bb0" + block + o + "_0 = jx.sin " + o + "_a : " + t +
+                "\njx.yield " + o + "_0 : " + t + "\n}, {\n^bb0" + block + o + "_1 = jx.mul " + o +
+                "_a, " + o + "_b : " + t + "\njx.yield " + o + "_1 : " + t + "\n}, {\n^bb0" + block +
+                o + "_2 = jx.tanh " + o + "_b : " + t + "\njx.yield " + o + "_2 : " + t + "\n}";
+        return text;
+      });
     push(p, {x, y}, {s}, [t, axes](auto &in, auto &out) {
       std::string o = out[0], sum = axes.empty() ? in[0] : o + "_sum";
       std::string text;

@@ -4,10 +4,13 @@
 // predicted peak and residual bytes equal what runSplit measures, byte for
 // byte. Where a jx.cond makes the peak depend on the data, the measured peak
 // is one of the predicted paths' (between the smallest and the largest).
+// A lax.switch on an argument (or on data) is planned over every branch:
+// the worst branch's peak is the plan's, and every index runs within it.
 // A scan with `snapshots = s` saves exactly one carry more per snapshot and
 // peaks two carries higher (the backward writes snapshots into its own copy
 // of the saved ones, which are read-only as every residual is).
 #include "test/support/RandomPrograms.h"
+#include "test/support/WithinBound.h"
 #include "test/unit/cpu/PlanningContext.h"
 
 #include "analysis/MemoryPlan.h"
@@ -147,6 +150,99 @@ TEST_CASE("memory plan: predicted = measured for random programs under every pol
     splits += checkPredictions(*module, n);
   }
   CHECK(splits == kPrograms * static_cast<int>(allPolicies().size()));
+}
+
+TEST_CASE("memory plan: random programs with data-dependent conds and switches",
+          "[cpu][memory][plan][property][switch]") {
+  planningContext();
+  int splits = 0, withPaths = 0;
+  for (int n = 0; n < 40; ++n) {
+    Generator generator(7000 + n);
+    generator.controlFlow = true;
+    Program program = generator.generate();
+    std::string text = Printer(program).print();
+    INFO("program " << n << ":\n" << text);
+    auto module = parse(withPolicies(text, program, [](int) { return "nothing_saveable"; }));
+    vjpAndRemat(*module);
+    auto plans = mlir::cotangent::predictMemoryPlans(*module);
+    REQUIRE(mlir::succeeded(plans));
+    withPaths += plans->front().paths > 1;
+    splits += checkPredictions(*module, n);
+  }
+  CHECK(splits == 40);
+  CHECK(withPaths > 0); // some programs branch on their data
+}
+
+TEST_CASE("memory plan: a lax.switch on an argument is planned over its branches and runs "
+          "for every index",
+          "[cpu][memory][plan][switch][numerics]") {
+  mlir::MLIRContext &ctx = planningContext();
+  // Three branches of different appetites: sin saves cos; exp(a) * a saves
+  // exp(a) and a; tanh through a 64 x 64 outer product saves its temporaries.
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(R"mlir(
+func.func @f(%i: tensor<i32>, %x: tensor<64xf32>) -> tensor<f32> {
+  %r = jx.cond %i (%x) : tensor<i32>, (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%a: tensor<64xf32>):
+    %0 = jx.sin %a : tensor<64xf32>
+    jx.yield %0 : tensor<64xf32>
+  }, {
+  ^bb0(%a: tensor<64xf32>):
+    %0 = jx.exp %a : tensor<64xf32>
+    %1 = jx.mul %0, %a : tensor<64xf32>
+    jx.yield %1 : tensor<64xf32>
+  }, {
+  ^bb0(%a: tensor<64xf32>):
+    %0 = jx.dot_general %a, %a, contracting_dims = [] x [], batch_dims = [] x [] : tensor<64xf32>, tensor<64xf32> -> tensor<64x64xf32>
+    %1 = jx.tanh %0 : tensor<64x64xf32>
+    %2 = jx.reduce_sum %1, axes = [1] : tensor<64x64xf32> -> tensor<64xf32>
+    jx.yield %2 : tensor<64xf32>
+  }
+  %s = jx.reduce_sum %r, axes = [0] : tensor<64xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+)mlir",
+                                                         &ctx);
+  REQUIRE(module);
+  vjpAndRemat(*module);
+  auto plans = mlir::cotangent::predictMemoryPlans(*module);
+  REQUIRE(mlir::succeeded(plans));
+  REQUIRE(plans->size() == 1);
+  const mlir::cotangent::MemoryPlan &plan = plans->front();
+  CHECK(plan.allPaths);
+  CHECK(plan.paths >= 3); // a value for each case and the default
+  CHECK(plan.minPeakBytes < plan.peakBytes);
+
+  auto compiled = cotangent::cpu::CpuModule::compile(
+      *module, cotangent::cpu::CompileOptions{.optLevel = 0, .keepLoweredModule = false});
+  REQUIRE(mlir::succeeded(compiled));
+  auto indexType = mlir::RankedTensorType::get({}, mlir::IntegerType::get(&ctx, 32));
+  auto xType = mlir::RankedTensorType::get({64}, mlir::Float32Type::get(&ctx));
+  std::mt19937_64 rng(3);
+  Tensor x = random(xType, rng);
+  Tensor seed = ones(mlir::RankedTensorType::get({}, mlir::Float32Type::get(&ctx)));
+  int64_t smallest = INT64_MAX, largest = 0;
+  // Out-of-range indices clamp to the first and last branch, as in JAX.
+  for (int64_t index : {-3, 0, 1, 2, 9}) {
+    INFO("index " << index);
+    std::vector<Tensor> args = {Tensor::fromInts(indexType, {index}), x};
+    auto measured = (*compiled)->runSplit("f", args, {seed});
+    REQUIRE(mlir::succeeded(measured));
+    CHECK(plan.minPeakBytes <= measured->peakBytes);
+    CHECK(measured->peakBytes <= plan.peakBytes);
+    smallest = std::min(smallest, measured->peakBytes);
+    largest = std::max(largest, measured->peakBytes);
+    // Outputs and gradients within the interpreter's derived bounds.
+    std::vector<Tensor> vjpArgs = args;
+    vjpArgs.push_back(seed);
+    auto want = cotangent::test::boundedReference(module->lookupSymbol<mlir::func::FuncOp>("f_vjp"),
+                                                  vjpArgs);
+    REQUIRE(want.size() == 3);
+    cotangent::test::requireWithinBound(measured->outputs[0], want[0]);
+    cotangent::test::requireAllWithinBounds(measured->gradients, want, 1);
+  }
+  // The plan's bound is the worst branch's peak, and the best one's its floor.
+  CHECK(largest == plan.peakBytes);
+  CHECK(smallest == plan.minPeakBytes);
 }
 
 TEST_CASE("memory plan: a revolve scan saves one carry per snapshot, predicted = measured",
