@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Writes what optax computes for Cotangent's optimizers (tracer/optim/).
+
+JAX is Cotangent's oracle, not its dependency: run this in the venv that
+scripts/jax-venv.sh makes; its output, test/jax/reference/optax.json, is
+committed, and the default suite's OptimTest (test/unit/optim) checks that
+optax's values lie within the bounds the interpreter derives for the same
+steps traced with tracer/optim, without Python.
+
+Each optimizer case: parameters {"b": f32[3], "w": f32[2,3]}, four steps of
+given gradients, the parameters after each step and the final state, its
+leaves named as tracer/optim names them ("1/0/mu['w']": chain member 1,
+its member 0, field mu, parameter ['w']). Each schedule case: its values at
+a list of counts. Floats are stored as float32 bit patterns.
+
+  gen_optax_reference.py [--out FILE]     write the reference
+  gen_optax_reference.py --check FILE     regenerate and compare with FILE
+"""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+import reference_file
+
+STEPS = 4
+
+
+def bits(x):
+    a = np.asarray(x, dtype=np.float32)
+    return {"shape": list(a.shape), "bits": a.reshape(-1).view(np.uint32).astype(np.int64).tolist()}
+
+
+def leaf(x):
+    a = np.asarray(x)
+    if a.dtype == np.int32:
+        return {"shape": list(a.shape), "ints": a.reshape(-1).astype(np.int64).tolist()}
+    return bits(a)
+
+
+def name_of(path):
+    out = ""
+    for k in path:
+        if isinstance(k, jax.tree_util.SequenceKey):
+            out += f"{k.idx}/"
+        elif isinstance(k, jax.tree_util.GetAttrKey):
+            out += k.name
+        elif isinstance(k, jax.tree_util.DictKey):
+            out += f"['{k.key}']"
+        else:
+            raise ValueError(f"unexpected key {k!r}")
+    return out
+
+
+def tree_doc(tree):
+    leaves, _ = jax.tree_util.tree_flatten_with_path(tree)
+    return {name_of(p): leaf(v) for p, v in leaves}
+
+
+def warmup_cosine():
+    return optax.warmup_cosine_decay_schedule(0.0, 0.1, 2, 6, end_value=0.01)
+
+
+OPTIMIZERS = {
+    "sgd": lambda: optax.sgd(0.1),
+    "sgd_momentum": lambda: optax.sgd(0.1, momentum=0.9),
+    "sgd_nesterov": lambda: optax.sgd(0.1, momentum=0.9, nesterov=True),
+    "adam": lambda: optax.adam(0.01),
+    "adamw_masked": lambda: optax.adamw(0.01, b1=0.8, b2=0.99, eps=1e-6, weight_decay=0.1,
+                                        mask=lambda p: {"b": False, "w": True}),
+    "adamw_warmup_cosine": lambda: optax.adamw(warmup_cosine(), weight_decay=0.05),
+    "clip_then_adamw": lambda: optax.chain(optax.clip_by_global_norm(1.0),
+                                           optax.adamw(0.01, weight_decay=0.1)),
+}
+
+SCHEDULES = {
+    "constant_schedule": (lambda: optax.constant_schedule(0.25), [0, 1, 100]),
+    "linear_schedule": (lambda: optax.linear_schedule(1.0, 0.1, 10, transition_begin=3),
+                        [0, 3, 4, 8, 13, 14, 50]),
+    "cosine_decay_schedule": (lambda: optax.cosine_decay_schedule(0.5, 20, alpha=0.1, exponent=2.0),
+                              [0, 1, 7, 10, 19, 20, 25]),
+    "warmup_cosine_decay_schedule": (lambda: optax.warmup_cosine_decay_schedule(
+        0.0, 1e-3, 10, 100, end_value=1e-5), [0, 1, 5, 9, 10, 11, 50, 99, 100, 200]),
+}
+
+
+def optimizer_case(name, make):
+    rng = np.random.default_rng(len(name) * 7919)
+    params = {"b": rng.normal(size=3).astype(np.float32),
+              "w": rng.normal(size=(2, 3)).astype(np.float32)}
+    # Gradients of growing size: the clipping case clips the later ones.
+    grads = [{k: (0.3 * (s + 1) * rng.normal(size=v.shape)).astype(np.float32)
+              for k, v in params.items()} for s in range(STEPS)]
+    tx = make()
+    state = tx.init(params)
+    p = params
+    after = []
+    for g in grads:
+        updates, state = tx.update(g, state, p)
+        p = optax.apply_updates(p, updates)
+        after.append(tree_doc(p))
+    return {"optimizer": name, "params": tree_doc(params), "grads": [tree_doc(g) for g in grads],
+            "after": after, "state": tree_doc(state)}
+
+
+def schedule_case(name, make, counts):
+    fn = make()
+    values = [fn(jnp.asarray(c, jnp.int32)) for c in counts]
+    return {"schedule": name, "counts": counts, "values": bits(np.stack(values))}
+
+
+def document():
+    cases = [optimizer_case(n, m) for n, m in OPTIMIZERS.items()]
+    cases += [schedule_case(n, m, c) for n, (m, c) in SCHEDULES.items()]
+    return {"jax": jax.__version__, "optax": optax.__version__, "cases": cases}
+
+
+if __name__ == "__main__":
+    raise SystemExit(reference_file.main(document, "optax.json", "optax",
+                                         "Writes optax's optimizer steps and schedules."))

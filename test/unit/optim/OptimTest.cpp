@@ -1,0 +1,251 @@
+// tracer/optim against optax: each optimizer's four steps and final state,
+// and each schedule's values, as optax computed them (committed by
+// test/jax/gen_optax_reference.py), lie within the bounds the interpreter
+// derives for the same computation traced with tracer/optim; a jitted
+// training step (loss, gradient, clipped AdamW with a warmup-cosine
+// schedule, all in one compiled function) agrees with the interpreter; a
+// state of another optimizer or a tree of another shape is a named error.
+#include "tracer/Jit.h"
+#include "tracer/optim/Transforms.h"
+
+#include "test/unit/api/BoundedGrad.h"
+#include "test/unit/api/JaxReference.h"
+
+#include <catch2/catch.hpp>
+
+using namespace cotangent;
+
+namespace {
+
+using Params = std::map<std::string, interp::Tensor>;
+using TracedParams = std::map<std::string, Tensor>;
+
+const char *kReference = COTANGENT_OPTAX_REFERENCE;
+
+/// The reference's optimizers, built with tracer/optim as the script builds
+/// them with optax.
+optim::GradientTransformation optimizer(const std::string &name) {
+  auto warmupCosine = [] { return optim::warmup_cosine_decay_schedule(0.0, 0.1, 2, 6, 0.01); };
+  if (name == "sgd")
+    return optim::sgd(0.1);
+  if (name == "sgd_momentum")
+    return optim::sgd(0.1, 0.9);
+  if (name == "sgd_nesterov")
+    return optim::sgd(0.1, 0.9, true);
+  if (name == "adam")
+    return optim::adam(0.01);
+  if (name == "adamw_masked")
+    return optim::adamw(0.01, {.b1 = 0.8, .b2 = 0.99, .eps = 1e-6}, 0.1,
+                        [](const std::string &path) { return path != "['b']"; });
+  if (name == "adamw_warmup_cosine")
+    return optim::adamw(warmupCosine(), {}, 0.05);
+  if (name == "clip_then_adamw")
+    return optim::chain({optim::clip_by_global_norm(1.0), optim::adamw(0.01, {}, 0.1)});
+  FAIL("no optimizer " << name);
+  return {};
+}
+
+optim::Schedule schedule(const std::string &name) {
+  if (name == "constant_schedule")
+    return optim::constant_schedule(0.25);
+  if (name == "linear_schedule")
+    return optim::linear_schedule(1.0, 0.1, 10, 3);
+  if (name == "cosine_decay_schedule")
+    return optim::cosine_decay_schedule(0.5, 20, 0.1, 2.0);
+  if (name == "warmup_cosine_decay_schedule")
+    return optim::warmup_cosine_decay_schedule(0.0, 1e-3, 10, 100, 1e-5);
+  FAIL("no schedule " << name);
+  return {};
+}
+
+/// A reference array: f32 bits or i32 values.
+interp::Tensor array(mlir::MLIRContext &ctx, const llvm::json::Object &a) {
+  if (!a.getArray("ints"))
+    return jaxref::f32Array(ctx, a);
+  auto type = mlir::RankedTensorType::get(jaxref::integers(a, "shape"), mlir::IntegerType::get(&ctx, 32));
+  return interp::Tensor::fromInts(type, jaxref::integers(a, "ints"));
+}
+
+/// {"['b']": ..., "['w']": ...} as parameters {"b", "w"}.
+Params params(mlir::MLIRContext &ctx, const llvm::json::Object &o) {
+  Params out;
+  for (const auto &[key, value] : o) {
+    std::string k = key.str();
+    out.emplace(k.substr(2, k.size() - 4), array(ctx, *value.getAsObject()));
+  }
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("optax's optimizer steps lie within the bounds of tracer/optim's", "[optim][numerics]") {
+  mlir::MLIRContext ctx;
+  int checked = 0;
+  for (const llvm::json::Value &c : jaxref::cases(kReference)) {
+    const llvm::json::Object &o = *c.getAsObject();
+    auto name = o.getString("optimizer");
+    if (!name)
+      continue;
+    INFO("optimizer " << name->str());
+    Params p0 = params(ctx, *o.getObject("params"));
+    std::vector<Params> grads;
+    for (const llvm::json::Value &g : *o.getArray("grads"))
+      grads.push_back(params(ctx, *g.getAsObject()));
+    optim::GradientTransformation tx = optimizer(name->str());
+    // The four steps, traced as one function: the bound follows the state
+    // from step to step.
+    auto steps = [&](const TracedParams &p, const std::vector<TracedParams> &gs) {
+      optim::State state = optim::init(tx, p);
+      std::vector<TracedParams> after;
+      TracedParams current = p;
+      for (const TracedParams &g : gs) {
+        auto [updates, next] = optim::update(tx, g, state, current);
+        current = optim::apply_updates(current, updates);
+        state = next;
+        after.push_back(current);
+      }
+      return std::pair{after, state};
+    };
+    cotangent::trace traced(TraceOptions{.context = &ctx}, steps, p0, grads);
+    auto bounded = test::boundedReference(traced.func(), test::leavesOf(p0, grads));
+
+    // The expected leaves in the result's order: each step's parameters,
+    // then the state by name.
+    std::vector<std::pair<std::string, interp::Tensor>> expected;
+    const llvm::json::Array &after = *o.getArray("after");
+    for (size_t s = 0; s < after.size(); ++s)
+      for (const auto &[path, t] : params(ctx, *after[s].getAsObject()))
+        expected.emplace_back("step " + std::to_string(s + 1) + " ['" + path + "']", t);
+    std::map<std::string, interp::Tensor> state;
+    for (const auto &[key, value] : *o.getObject("state"))
+      state.emplace(key.str(), array(ctx, *value.getAsObject()));
+    for (const auto &[key, t] : state)
+      expected.emplace_back("state " + key, t);
+    REQUIRE(bounded.size() == expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      INFO(expected[i].first);
+      test::requireWithinBound(expected[i].second, bounded[i]);
+    }
+    ++checked;
+  }
+  CHECK(checked == 7);
+}
+
+TEST_CASE("optax's schedules lie within the bounds of tracer/optim's", "[optim][numerics]") {
+  mlir::MLIRContext ctx;
+  int checked = 0;
+  for (const llvm::json::Value &c : jaxref::cases(kReference)) {
+    const llvm::json::Object &o = *c.getAsObject();
+    auto name = o.getString("schedule");
+    if (!name)
+      continue;
+    INFO("schedule " << name->str());
+    optim::Schedule fn = schedule(name->str());
+    auto countType = mlir::RankedTensorType::get({}, mlir::IntegerType::get(&ctx, 32));
+    cotangent::trace traced(TraceOptions{.context = &ctx}, [&](Tensor count) { return fn(count); },
+                            i32({}));
+    std::vector<int64_t> counts = jaxref::integers(o, "counts");
+    interp::Tensor values = jaxref::f32Array(ctx, *o.getObject("values"));
+    for (size_t k = 0; k < counts.size(); ++k) {
+      INFO("count " << counts[k]);
+      auto bounded = test::boundedReference(traced.func(), {interp::Tensor::fromInts(countType, {counts[k]})});
+      REQUIRE(bounded.size() == 1);
+      auto scalar = mlir::RankedTensorType::get({}, mlir::Float32Type::get(&ctx));
+      test::requireWithinBound(interp::Tensor::fromDoubles(scalar, {values.getDouble(k)}), bounded[0]);
+    }
+    ++checked;
+  }
+  CHECK(checked == 4);
+}
+
+TEST_CASE("the optimizer's update compiles: clipping, AdamW and its schedule in one jit",
+          "[optim][jit][numerics]") {
+  mlir::MLIRContext ctx;
+  auto f32 = [&](std::vector<int64_t> shape, double scale, double phase) {
+    auto type = mlir::RankedTensorType::get(shape, mlir::Float32Type::get(&ctx));
+    std::vector<double> v(type.getNumElements());
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = scale * std::sin(0.7 * static_cast<double>(i) + phase);
+    return interp::Tensor::fromDoubles(type, v);
+  };
+  Params params{{"b", f32({4}, 0.1, 0.3)}, {"w", f32({8, 4}, 0.5, 0.9)}};
+  interp::Tensor x = f32({16, 8}, 1.0, 0.1), y = f32({16, 4}, 0.8, 2.0);
+  optim::GradientTransformation tx = optim::chain(
+      {optim::clip_by_global_norm(1.0),
+       optim::adamw(optim::warmup_cosine_decay_schedule(0.0, 0.01, 2, 20), {}, 0.01,
+                    [](const std::string &path) { return path != "['b']"; })});
+  auto loss = [](const TracedParams &p, Tensor in, Tensor target) {
+    Tensor d = np::tanh(np::dot(in, p.at("w")) + p.at("b")) - target;
+    return np::mean(d * d);
+  };
+  // The state's names are known when init is traced; its leaves come back
+  // from jit in their order (a map's: sorted).
+  std::vector<std::string> names;
+  auto init = [&](const TracedParams &p) {
+    optim::State s = optim::init(tx, p);
+    names.clear();
+    for (const auto &[key, t] : s)
+      names.push_back(key);
+    return s;
+  };
+  std::vector<interp::Tensor> leaves = jit(init)(params);
+  REQUIRE(leaves.size() == names.size());
+  optim::StateOf<interp::Tensor> state;
+  for (size_t i = 0; i < names.size(); ++i)
+    state.emplace(names[i], leaves[i]);
+  CHECK(state.count("1/0/mu['w']"));
+  CHECK(state.count("1/2/count"));
+
+  auto apply = [&](const TracedParams &p, const optim::State &s, const TracedParams &g) {
+    auto [updates, next] = optim::update(tx, g, s, p);
+    return std::pair{optim::apply_updates(p, updates), next};
+  };
+  auto gradStep = jit(value_and_grad(loss, argnums<0>));
+  auto applyStep = jit(apply);
+  std::vector<double> losses;
+  for (int step = 0; step < 8; ++step) {
+    INFO("step " << step);
+    auto [value, grads] = gradStep(params, x, y);
+    losses.push_back(value.getDouble(0));
+    std::vector<interp::Tensor> out = applyStep(params, state, grads);
+    // The compiled update within the interpreter's bounds of the same trace.
+    cotangent::trace traced(TraceOptions{.context = &ctx}, apply, params, state, grads);
+    test::requireAllWithinBounds(
+        out, test::boundedReference(traced.func(), test::leavesOf(params, state, grads)));
+    REQUIRE(out.size() == 2 + names.size());
+    params = {{"b", out[0]}, {"w", out[1]}};
+    for (size_t i = 0; i < names.size(); ++i)
+      state.insert_or_assign(names[i], out[2 + i]);
+  }
+  CHECK(state.at("1/0/count").getInt(0) == 8);
+  // The first step's learning rate is 0 (warmup from 0): the loss moves
+  // from the second on, and goes down.
+  CHECK(losses[1] == losses[0]);
+  for (size_t i = 2; i < losses.size(); ++i)
+    CHECK(losses[i] < losses[i - 1]);
+}
+
+TEST_CASE("a state of another optimizer, or updates of another tree, are named errors",
+          "[optim][errors]") {
+  mlir::MLIRContext ctx;
+  auto type = mlir::RankedTensorType::get({3}, mlir::Float32Type::get(&ctx));
+  Params params{{"w", interp::Tensor(type)}};
+  auto sgdState = [&](const TracedParams &p) {
+    optim::State s = optim::init(optim::sgd(0.1, 0.9), p);
+    return optim::update(optim::adam(0.1), p, s, p).first;
+  };
+  CHECK_THROWS_WITH(cotangent::trace(TraceOptions{.context = &ctx}, sgdState, params),
+                    Catch::Contains("chain member 0: optimizer state has no entry 'count' "
+                                    "(it has: trace['w'])"));
+  Params other{{"v", interp::Tensor(type)}};
+  auto mismatched = [&](const TracedParams &p, const TracedParams &q) {
+    return optim::apply_updates(p, q);
+  };
+  CHECK_THROWS_WITH(cotangent::trace(TraceOptions{.context = &ctx}, mismatched, params, other),
+                    Catch::Contains("the update at ['v'] (f32[3]) does not match the parameter at ['w']"));
+  CHECK_THROWS_WITH(optim::cosine_decay_schedule(1.0, 0),
+                    Catch::Contains("decay_steps must be positive, got 0"));
+  CHECK_THROWS_WITH(optim::join_schedules({optim::constant_schedule(1)}, {3}),
+                    Catch::Contains("1 schedules need 0 boundaries, got 1"));
+  CHECK_THROWS_WITH(optim::clip_by_global_norm(-1), Catch::Contains("max_norm must be positive"));
+}
