@@ -3,6 +3,7 @@
 #include "tracer/Autodiff.h"
 #include "tracer/DType.h"
 #include "tracer/Errors.h"
+#include "tracer/TraceState.h"
 #include "dialects/jx/JxSplit.h"
 #include "passes/Passes.h"
 
@@ -129,6 +130,52 @@ void checkDifferentiable(const std::vector<std::pair<std::string, interp::Tensor
       throw TraceError("grad: " + leaves[i].first + " is " +
                        mlir::cotangent::shortTypeName(leaves[i].second.getType()) +
                        ": only float arguments can be differentiated (leave it out of argnums)");
+}
+
+void checkDifferentiableTraced(const std::vector<std::pair<std::string, Tensor>> &leaves,
+                               size_t begin, size_t end) {
+  for (size_t i = begin; i < end; ++i)
+    if (!isFloating(leaves[i].second.dtype()))
+      throw TraceError("grad: " + leaves[i].first + " is " + leaves[i].second.str() +
+                       ": only float arguments can be differentiated (leave it out of argnums)");
+}
+
+std::string freshGradName() {
+  TraceState &s = activeTrace("grad", SrcLoc::current());
+  ModuleOp module = s.module();
+  for (int n = 0;; ++n) {
+    std::string name = "grad_" + std::to_string(n);
+    bool used = module && llvm::any_of(module.getOps<func::FuncOp>(), [&](func::FuncOp f) {
+                  return f.getSymName().starts_with(name);
+                });
+    if (!used)
+      return name;
+  }
+}
+
+std::vector<Tensor> callStagedGrad(const Split &split, const StagedGrad &staged,
+                                   const std::vector<Tensor> &inputs, const SrcLoc &loc) {
+  TraceState &s = activeTrace("grad", loc);
+  ModuleOp module = s.module();
+  if (!module)
+    throw TraceError("grad: no traced function to call the gradient from");
+  // After the traced function, which stays the module's first.
+  for (func::FuncOp f : split.module().getOps<func::FuncOp>()) {
+    if (module.lookupSymbol(f.getSymName()))
+      throw TraceError("grad: '" + f.getSymName().str() + "' is already in the traced module");
+    module.push_back(f.clone());
+  }
+  auto callee = module.lookupSymbol<func::FuncOp>(staged.entry);
+  SmallVector<Value> operands;
+  for (const Tensor &t : inputs)
+    operands.push_back(use(t, "grad", loc));
+  for (const interp::Tensor &seed : gradSeeds(staged))
+    operands.push_back(use(np::asarray(seed, loc), "grad", loc));
+  auto call = emit<func::CallOp>("grad", loc, callee, operands);
+  std::vector<Tensor> out;
+  for (Value r : call.getResults())
+    out.push_back(wrap(r));
+  return out;
 }
 
 void describeGradResults(const Split &split, bool hasAux, StagedGrad &staged) {

@@ -168,6 +168,30 @@ FlatArguments flattenArguments(TraceOptions &opts, const A &...args) {
   return flat;
 }
 
+/// A fresh name for a grad transform's function in the active trace's
+/// module (no symbol there starts with it): "grad_0", "grad_1", ...
+std::string freshGradName();
+/// Inside an active trace: copies `split`'s functions into the trace's
+/// module and calls `staged.entry` on `inputs` (then the seeds), returning
+/// the call's results. What grad inside a traced function (jax.grad inside
+/// jax.jit) becomes: one func.call in the caller's jaxpr.
+std::vector<Tensor> callStagedGrad(const Split &split, const StagedGrad &staged,
+                                   const std::vector<Tensor> &inputs, const SrcLoc &loc);
+/// Throws unless the traced leaves [begin, end) are floats.
+void checkDifferentiableTraced(const std::vector<std::pair<std::string, Tensor>> &leaves,
+                               size_t begin, size_t end);
+
+/// The Spec tree of a tree of Tensors (their shapes and dtypes).
+template <TensorTree T>
+auto specsOf(const T &tree) {
+  std::vector<Spec> specs;
+  Tree<T>::forEach(tree, "", [&](const std::string &, const Tensor &t) {
+    specs.push_back(Spec{t.shape(), t.dtype()});
+  });
+  LeafCursorOf<Spec> cursor{specs};
+  return Tree<T>::rebuild(tree, cursor);
+}
+
 /// Runs each call's trace through the reference interpreter.
 class InterpretGrad {
 public:
@@ -188,13 +212,18 @@ private:
   StagedGrad staged_;
 };
 
-/// A grad transform called directly runs through the interpreter.
+/// A grad transform called directly runs through the interpreter; called
+/// on Tensors inside a traced function, it becomes part of that trace.
 template <class Derived>
 struct InterpretedCall {
   template <class... A>
   auto operator()(const A &...args) const {
-    InterpretGrad backend;
-    return static_cast<const Derived &>(*this).apply(backend, args...);
+    if constexpr (sizeof...(A) > 0 && (TensorTree<A> && ...)) {
+      return static_cast<const Derived &>(*this).applyTraced(args...);
+    } else {
+      InterpretGrad backend;
+      return static_cast<const Derived &>(*this).apply(backend, args...);
+    }
   }
 };
 
@@ -270,6 +299,63 @@ public:
     }
   }
 
+  /// Inside an active trace (jax.grad inside jax.jit): `fn` is traced on
+  /// its own, split, and called from the trace; the results are the
+  /// trace's Tensors, shaped as `apply`'s. Every tensor `fn` uses must come
+  /// in through its arguments.
+  template <class... A>
+  auto applyTraced(const A &...args) const {
+    static_assert(detail::ArgnumsFit<Nums, sizeof...(A)>::value,
+                  "argnums names an argument the call does not pass");
+    TraceOptions opts{.name = detail::freshGradName(), .arg_names = options_.arg_names};
+    std::vector<std::pair<std::string, Tensor>> leaves;
+    std::vector<size_t> firstLeaf;
+    size_t index = 0;
+    auto collect = [&](const auto &arg) {
+      firstLeaf.push_back(leaves.size());
+      auto mine = flattenWithPaths(arg, detail::argumentName(opts, index++));
+      leaves.insert(leaves.end(), mine.begin(), mine.end());
+    };
+    (collect(args), ...);
+    firstLeaf.push_back(leaves.size());
+    if (leaves.empty())
+      throw TraceError("grad: no argument holds a tensor");
+    opts.context = leaves.front().second.value().getContext();
+    if constexpr (!std::is_same_v<Nums, AllArguments>) {
+      [&]<size_t... I>(Argnums<I...>) {
+        (detail::checkDifferentiableTraced(leaves, firstLeaf[I], firstLeaf[I + 1]), ...);
+      }(Nums{});
+    }
+    detail::StagedGrad staged;
+    auto traced = [&](auto &...a) {
+      auto result = fn_(a...);
+      if constexpr (Aux) {
+        static_assert(detail::IsPair<decltype(result)>::value,
+                      "has_aux: the function must return std::pair{loss, aux}");
+        staged.auxLike = result.second;
+      }
+      return result;
+    };
+    Split split(trace(opts, traced, detail::specsOf(args)...), SplitOptions{.remat = options_.remat});
+    detail::describeGradResults(split, Aux, staged);
+    std::vector<Tensor> inputs;
+    for (auto &[path, t] : leaves)
+      inputs.push_back(t);
+    std::vector<Tensor> outputs = detail::callStagedGrad(split, staged, inputs, SrcLoc::current());
+
+    size_t first = staged.results.size();
+    Tensor value = outputs.front();
+    auto gradients = gradientsOf<Tensor>(outputs, first, firstLeaf, args...);
+    if constexpr (Aux) {
+      using AuxTraced = typename std::invoke_result_t<const F &, const A &...>::second_type;
+      LeafCursorOf<Tensor> cursor{outputs, 1};
+      auto aux = Tree<AuxTraced>::rebuild(std::any_cast<const AuxTraced &>(staged.auxLike), cursor);
+      return std::pair{std::pair{std::move(value), std::move(aux)}, std::move(gradients)};
+    } else {
+      return std::pair{std::move(value), std::move(gradients)};
+    }
+  }
+
 private:
   void checkArgnums(const std::vector<std::pair<std::string, interp::Tensor>> &leaves,
                     const std::vector<size_t> &firstLeaf) const {
@@ -284,17 +370,16 @@ private:
 
   /// The gradients among `outputs` (after the `first` primal results):
   /// every leaf in order, or the argnums arguments' trees.
-  template <class... A>
-  static auto gradientsOf(const std::vector<interp::Tensor> &outputs, size_t first,
+  template <class Leaf = interp::Tensor, class... A>
+  static auto gradientsOf(const std::vector<Leaf> &outputs, size_t first,
                           const std::vector<size_t> &firstLeaf, const A &...args) {
     if constexpr (std::is_same_v<Nums, AllArguments>) {
-      return std::vector<interp::Tensor>(outputs.begin() + static_cast<ptrdiff_t>(first),
-                                         outputs.end());
+      return std::vector<Leaf>(outputs.begin() + static_cast<ptrdiff_t>(first), outputs.end());
     } else {
       auto all = std::forward_as_tuple(args...);
       auto treeOf = [&]<size_t I>(std::integral_constant<size_t, I>) {
         const auto &arg = std::get<I>(all);
-        LeafCursorOf<interp::Tensor> cursor{outputs, first + firstLeaf[I]};
+        LeafCursorOf<Leaf> cursor{outputs, first + firstLeaf[I]};
         return Tree<std::remove_cvref_t<decltype(arg)>>::rebuild(arg, cursor);
       };
       return [&]<size_t... I>(Argnums<I...>) {
@@ -319,14 +404,21 @@ public:
 
   template <class Backend, class... A>
   auto apply(Backend &backend, const A &...args) const {
-    auto [value, grads] = inner_.apply(backend, args...);
-    if constexpr (Aux)
-      return std::pair{std::move(grads), std::move(value.second)};
-    else
-      return grads;
+    return pick(inner_.apply(backend, args...));
+  }
+  template <class... A>
+  auto applyTraced(const A &...args) const {
+    return pick(inner_.applyTraced(args...));
   }
 
 private:
+  template <class V, class G>
+  static auto pick(std::pair<V, G> valueAndGrads) {
+    if constexpr (Aux)
+      return std::pair{std::move(valueAndGrads.second), std::move(valueAndGrads.first.second)};
+    else
+      return std::move(valueAndGrads.second);
+  }
   ValueAndGrad<F, Nums, Aux> inner_;
 };
 

@@ -87,6 +87,12 @@ mlir::Location TraceState::frameLocation(const SrcLoc &loc) {
   return mlir::NameLoc::get(mlir::StringAttr::get(ctx_, name), fileLoc);
 }
 
+mlir::ModuleOp TraceState::module() const {
+  if (frames_.empty() || !frames_.front()->block || !frames_.front()->block->getParentOp())
+    return {};
+  return frames_.front()->block->getParentOp()->getParentOfType<mlir::ModuleOp>();
+}
+
 Frame &TraceState::pushFrame(mlir::Block *block, std::unique_ptr<mlir::Region> region,
                              std::string fnName, unsigned captureIndex) {
   auto frame = std::make_unique<Frame>();

@@ -55,6 +55,8 @@ public:
   mlir::MLIRContext *context() const { return ctx_; }
   mlir::OpBuilder &builder() { return builder_; }
   Frame &top() { return *frames_.back(); }
+  /// The module of the traced function (null before its frame exists).
+  mlir::ModuleOp module() const;
   size_t depth() const { return frames_.size(); }
 
   /// `loc("fn"("file":line:col))` for the innermost frame's function name.

@@ -100,3 +100,37 @@ TEST_CASE("jit(grad(f)) of a non-scalar f is an error", "[jit]") {
   auto step = jit(grad([](Tensor v) { return np::sin(v); }));
   CHECK_THROWS_WITH(step(x), Catch::Contains("must return one scalar float tensor"));
 }
+
+TEST_CASE("grad inside a traced function is a call in its jaxpr and compiles with it",
+          "[jit][grad][numerics]") {
+  mlir::MLIRContext ctx;
+  std::vector<interp::Tensor> args;
+  for (unsigned i = 0; i < 4; ++i)
+    args.push_back(randomF32(ctx, {16, 16}, 50 + i));
+  args.push_back(randomF32(ctx, {32, 16}, 60));
+  auto loss = mlp(std::nullopt);
+  // One SGD step inside the function, as jax.jit(lambda p: p - lr * grad(loss)(p)) writes it;
+  // has_aux brings the loss out beside the gradient.
+  auto withAux = [&](Tensor w0, Tensor w1, Tensor w2, Tensor w3, Tensor x) {
+    Tensor l = loss(w0, w1, w2, w3, x);
+    return std::pair{l, l * 2.0};
+  };
+  auto sgd = [&](Tensor w0, Tensor w1, Tensor w2, Tensor w3, Tensor x) {
+    auto [grads, aux] = grad(withAux, argnums<0, 1, 2, 3>, has_aux)(w0, w1, w2, w3, x);
+    auto [g0, g1, g2, g3] = grads;
+    return std::tuple{w0 - 0.5 * g0, w1 - 0.5 * g1, w2 - 0.5 * g2, w3 - 0.5 * g3, aux};
+  };
+  TraceOptions opts;
+  opts.context = &ctx;
+  trace t(opts, sgd, args[0], args[1], args[2], args[3], args[4]);
+  CHECK_THAT(t.mlir(), Catch::Contains("call @grad_0_vjp"));
+  std::vector<interp::Tensor> out = jit(sgd)(args[0], args[1], args[2], args[3], args[4]);
+  test::requireAllWithinBounds(out, test::boundedCall(sgd, args[0], args[1], args[2], args[3], args[4]));
+  // A tensor of the enclosing trace used by the differentiated function,
+  // instead of passed to it, is a named error.
+  auto leaky = [&](Tensor w0, Tensor x) {
+    auto inner = [&](Tensor w) { return np::sum(np::dot(x, w)); };
+    return grad(inner)(w0);
+  };
+  CHECK_THROWS_AS(trace(opts, leaky, args[0], args[4]), TraceError);
+}

@@ -225,6 +225,69 @@ TEST_CASE("the optimizer's update compiles: clipping, AdamW and its schedule in 
     CHECK(losses[i] < losses[i - 1]);
 }
 
+TEST_CASE("a whole training step is one compiled function: loss, gradient, clipped AdamW",
+          "[optim][jit][grad][numerics]") {
+  mlir::MLIRContext ctx;
+  auto f32 = [&](std::vector<int64_t> shape, double scale, double phase) {
+    auto type = mlir::RankedTensorType::get(shape, mlir::Float32Type::get(&ctx));
+    std::vector<double> v(type.getNumElements());
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = scale * std::sin(0.7 * static_cast<double>(i) + phase);
+    return interp::Tensor::fromDoubles(type, v);
+  };
+  Params params{{"b", f32({4}, 0.1, 0.3)}, {"w", f32({8, 4}, 0.5, 0.9)}};
+  interp::Tensor x = f32({16, 8}, 1.0, 0.1), y = f32({16, 4}, 0.8, 2.0);
+  optim::GradientTransformation tx = optim::chain(
+      {optim::clip_by_global_norm(1.0),
+       optim::adamw(optim::warmup_cosine_decay_schedule(0.0, 0.01, 2, 20), {}, 0.01,
+                    [](const std::string &path) { return path != "['b']"; })});
+  auto loss = [](const TracedParams &p, Tensor in, Tensor target) {
+    Tensor d = np::tanh(np::dot(in, p.at("w")) + p.at("b")) - target;
+    return np::mean(d * d);
+  };
+  // train_step(params, opt_state, x, y) -> (params, opt_state, loss), as a
+  // JAX user writes it: grad inside the jitted function.
+  auto trainStep = [&](const TracedParams &p, const optim::State &state, Tensor in, Tensor target) {
+    auto [value, grads] = value_and_grad(loss, argnums<0>)(p, in, target);
+    auto [updates, next] = optim::update(tx, grads, state, p);
+    return std::tuple{optim::apply_updates(p, updates), next, value};
+  };
+  std::vector<std::string> names;
+  auto init = [&](const TracedParams &p) {
+    optim::State s = optim::init(tx, p);
+    names.clear();
+    for (const auto &[key, t] : s)
+      names.push_back(key);
+    return s;
+  };
+  std::vector<interp::Tensor> leaves = jit(init)(params);
+  optim::StateOf<interp::Tensor> state;
+  for (size_t i = 0; i < names.size(); ++i)
+    state.emplace(names[i], leaves[i]);
+
+  // In the jaxpr, the gradient is one call.
+  cotangent::trace traced(TraceOptions{.context = &ctx}, trainStep, params, state, x, y);
+  CHECK_THAT(traced.mlir(), Catch::Contains("call @grad_0_value_and_grad"));
+
+  auto step = jit(trainStep);
+  std::vector<double> losses;
+  for (int i = 0; i < 8; ++i) {
+    INFO("step " << i);
+    std::vector<interp::Tensor> out = step(params, state, x, y);
+    test::requireAllWithinBounds(
+        out, test::boundedReference(traced.func(), test::leavesOf(params, state, x, y)));
+    REQUIRE(out.size() == 2 + names.size() + 1);
+    params = {{"b", out[0]}, {"w", out[1]}};
+    for (size_t k = 0; k < names.size(); ++k)
+      state.insert_or_assign(names[k], out[2 + k]);
+    losses.push_back(out.back().getDouble(0));
+  }
+  CHECK(step.last_stats().peakBytes > 0);
+  CHECK(losses[1] == losses[0]); // the warmup's first learning rate is 0
+  for (size_t i = 2; i < losses.size(); ++i)
+    CHECK(losses[i] < losses[i - 1]);
+}
+
 TEST_CASE("a state of another optimizer, or updates of another tree, are named errors",
           "[optim][errors]") {
   mlir::MLIRContext ctx;
