@@ -16,6 +16,7 @@
 
 #include "tracer/Autodiff.h"
 
+#include <any>
 #include <map>
 #include <memory>
 
@@ -52,6 +53,8 @@ public:
   struct Entry {
     StagedGrad staged;
     std::unique_ptr<CompiledFunction> compiled;
+    /// jit of a plain function: its traced result tree (the structure).
+    std::any resultLike;
   };
   /// The entry for `signature` (new and empty when first seen); throws
   /// naming the differing leaves when recompiling is off.
@@ -92,8 +95,8 @@ struct JitOptions {
 
 /// `f` compiled for the CPU, once per argument signature. The arguments'
 /// MLIRContext must outlive it (the compiled modules live there). Arguments
-/// are trees of interp::Tensors; a grad transform returns trees
-/// (Autodiff.h), any other function its results' leaves in order.
+/// are trees of interp::Tensors; the result is the function's tree with
+/// host values for its Tensors (a grad transform's: Autodiff.h).
 template <class F>
 class Jitted {
 public:
@@ -114,15 +117,28 @@ public:
   double last_seconds() const { return seconds_; }
 
 private:
+  /// The function's result tree, of host values: what `f` returns with
+  /// interp::Tensors for Tensors (a Tensor gives one interp::Tensor, a
+  /// std::pair of dicts a std::pair of dicts).
   template <class... Ts>
-  std::vector<interp::Tensor> call(const Ts &...args) {
+  auto call(const Ts &...args) {
     static_assert((ValueTree<Ts> && ...), "jit: every argument must be a tree of interp::Tensors");
+    using Result = std::invoke_result_t<const F &, detail::TracedArg<Ts> &...>;
     TraceOptions opts{.name = "jit"};
     detail::FlatArguments flat = detail::flattenArguments(opts, args...);
     detail::JitCache::Entry &entry = cache_.lookup(signatureOf(flat.leaves));
-    if (!entry.compiled)
-      entry.compiled = std::make_unique<detail::CompiledFunction>(trace(opts, fn_, args...), "jit");
-    return entry.compiled->call(flat.values(), stats_, seconds_);
+    if (!entry.compiled) {
+      // The result's structure (as traced) rebuilds every later call's tree.
+      auto traced = [&](auto &...a) {
+        Result result = fn_(a...);
+        entry.resultLike = result;
+        return result;
+      };
+      entry.compiled = std::make_unique<detail::CompiledFunction>(trace(opts, traced, args...), "jit");
+    }
+    std::vector<interp::Tensor> leaves = entry.compiled->call(flat.values(), stats_, seconds_);
+    LeafCursorOf<interp::Tensor> cursor{leaves};
+    return Tree<Result>::rebuild(std::any_cast<const Result &>(entry.resultLike), cursor);
   }
 
   F fn_;

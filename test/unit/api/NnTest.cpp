@@ -218,12 +218,11 @@ TEST_CASE("nn::one_hot and np::isfinite", "[api][nn][numerics]") {
   auto i32 = mlir::RankedTensorType::get({4}, mlir::IntegerType::get(&ctx, 32));
   interp::Tensor labels = interp::Tensor::fromInts(i32, {2, 0, 3, 7}); // 7: out of range
   auto encode = [](Tensor t) { return nn::one_hot(t, 4); };
-  std::vector<interp::Tensor> out = jit(encode)(labels);
-  REQUIRE(out.size() == 1);
-  CHECK(out[0].getShape().vec() == std::vector<int64_t>{4, 4});
+  interp::Tensor out = jit(encode)(labels);
+  CHECK(out.getShape().vec() == std::vector<int64_t>{4, 4});
   const std::vector<double> want = {0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0};
   for (size_t i = 0; i < want.size(); ++i)
-    CHECK(out[0].getDouble(i) == want[i]);
+    CHECK(out.getDouble(i) == want[i]);
   CHECK_THROWS_WITH(jit([](Tensor t) { return nn::one_hot(t, 0); })(labels),
                     Catch::Contains("one_hot") && Catch::Contains("num_classes >= 1, got 0"));
 
@@ -231,9 +230,8 @@ TEST_CASE("nn::one_hot and np::isfinite", "[api][nn][numerics]") {
   const double inf = std::numeric_limits<double>::infinity();
   interp::Tensor x = interp::Tensor::fromDoubles(
       f32, {1.5, std::numeric_limits<double>::quiet_NaN(), inf, -inf, -0.0});
-  std::vector<interp::Tensor> finite = jit([](Tensor t) { return np::isfinite(t); })(x);
-  REQUIRE(finite.size() == 1);
+  interp::Tensor finite = jit([](Tensor t) { return np::isfinite(t); })(x);
   const std::vector<int64_t> expect = {1, 0, 0, 0, 1};
   for (size_t i = 0; i < expect.size(); ++i)
-    CHECK(finite[0].getInt(i) == expect[i]);
+    CHECK(finite.getInt(i) == expect[i]);
 }

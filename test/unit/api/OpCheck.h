@@ -46,15 +46,14 @@ inline void check(const Fn &f, const Reference &reference, double bound = 2.0) {
   interp::Tensor x = randomTensor(ctx, {rows, cols}, 11, bound);
   // Values.
   auto forward = jit([&](Tensor t) { return f(t); });
-  std::vector<interp::Tensor> out = forward(x);
-  REQUIRE(out.size() == 1);
+  interp::Tensor out = forward(x);
   std::vector<double> want = reference(values(x), rows, cols);
-  REQUIRE(static_cast<size_t>(out[0].getNumElements()) == want.size());
+  REQUIRE(static_cast<size_t>(out.getNumElements()) == want.size());
   for (size_t i = 0; i < want.size(); ++i)
-    CHECK(out[0].getDouble(i) == Approx(want[i]).epsilon(1e-12).margin(1e-12));
+    CHECK(out.getDouble(i) == Approx(want[i]).epsilon(1e-12).margin(1e-12));
 
   // Gradient of <w, f(x)> against central differences, in f64.
-  interp::Tensor w = randomTensor(ctx, out[0].getShape().vec(), 12, 1.0);
+  interp::Tensor w = randomTensor(ctx, out.getShape().vec(), 12, 1.0);
   auto loss = [&](Tensor t, Tensor weights) { return np::sum(f(t) * weights); };
   std::vector<interp::Tensor> g = grad(loss)(x, w);
   auto at = [&](const interp::Tensor &t) { return value_and_grad(loss)(t, w).first.getDouble(0); };
@@ -80,7 +79,7 @@ inline void check(const Fn &f, const Reference &reference, double bound = 2.0) {
   // loss (step 1e-2, so the f32 rounding of the loss stays well below the
   // step's truncation error; tolerance to match).
   auto compiledLoss = jit(loss);
-  auto at32 = [&](const interp::Tensor &t) { return compiledLoss(t, w32)[0].getDouble(0); };
+  auto at32 = [&](const interp::Tensor &t) { return compiledLoss(t, w32).getDouble(0); };
   for (int64_t i = 0; i < x32.getNumElements(); ++i) {
     interp::Tensor plus = x32.clone(), minus = x32.clone();
     plus.setDouble(i, x32.getDouble(i) + 1e-2);

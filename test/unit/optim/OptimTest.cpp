@@ -178,21 +178,8 @@ TEST_CASE("the optimizer's update compiles: clipping, AdamW and its schedule in 
     Tensor d = np::tanh(np::dot(in, p.at("w")) + p.at("b")) - target;
     return np::mean(d * d);
   };
-  // The state's names are known when init is traced; its leaves come back
-  // from jit in their order (a map's: sorted).
-  std::vector<std::string> names;
-  auto init = [&](const TracedParams &p) {
-    optim::State s = optim::init(tx, p);
-    names.clear();
-    for (const auto &[key, t] : s)
-      names.push_back(key);
-    return s;
-  };
-  std::vector<interp::Tensor> leaves = jit(init)(params);
-  REQUIRE(leaves.size() == names.size());
-  optim::StateOf<interp::Tensor> state;
-  for (size_t i = 0; i < names.size(); ++i)
-    state.emplace(names[i], leaves[i]);
+  // jit returns the function's tree: the state as a dict of host values.
+  optim::StateOf<interp::Tensor> state = jit([&](const TracedParams &p) { return optim::init(tx, p); })(params);
   CHECK(state.count("1/0/mu['w']"));
   CHECK(state.count("1/2/count"));
 
@@ -207,15 +194,14 @@ TEST_CASE("the optimizer's update compiles: clipping, AdamW and its schedule in 
     INFO("step " << step);
     auto [value, grads] = gradStep(params, x, y);
     losses.push_back(value.getDouble(0));
-    std::vector<interp::Tensor> out = applyStep(params, state, grads);
+    auto [nextParams, nextState] = applyStep(params, state, grads);
     // The compiled update within the interpreter's bounds of the same trace.
     cotangent::trace traced(TraceOptions{.context = &ctx}, apply, params, state, grads);
     test::requireAllWithinBounds(
-        out, test::boundedReference(traced.func(), test::leavesOf(params, state, grads)));
-    REQUIRE(out.size() == 2 + names.size());
-    params = {{"b", out[0]}, {"w", out[1]}};
-    for (size_t i = 0; i < names.size(); ++i)
-      state.insert_or_assign(names[i], out[2 + i]);
+        test::leavesOf(nextParams, nextState),
+        test::boundedReference(traced.func(), test::leavesOf(params, state, grads)));
+    params = nextParams;
+    state = nextState;
   }
   CHECK(state.at("1/0/count").getInt(0) == 8);
   // The first step's learning rate is 0 (warmup from 0): the loss moves
@@ -252,18 +238,7 @@ TEST_CASE("a whole training step is one compiled function: loss, gradient, clipp
     auto [updates, next] = optim::update(tx, grads, state, p);
     return std::tuple{optim::apply_updates(p, updates), next, value};
   };
-  std::vector<std::string> names;
-  auto init = [&](const TracedParams &p) {
-    optim::State s = optim::init(tx, p);
-    names.clear();
-    for (const auto &[key, t] : s)
-      names.push_back(key);
-    return s;
-  };
-  std::vector<interp::Tensor> leaves = jit(init)(params);
-  optim::StateOf<interp::Tensor> state;
-  for (size_t i = 0; i < names.size(); ++i)
-    state.emplace(names[i], leaves[i]);
+  optim::StateOf<interp::Tensor> state = jit([&](const TracedParams &p) { return optim::init(tx, p); })(params);
 
   // In the jaxpr, the gradient is one call.
   cotangent::trace traced(TraceOptions{.context = &ctx}, trainStep, params, state, x, y);
@@ -273,14 +248,13 @@ TEST_CASE("a whole training step is one compiled function: loss, gradient, clipp
   std::vector<double> losses;
   for (int i = 0; i < 8; ++i) {
     INFO("step " << i);
-    std::vector<interp::Tensor> out = step(params, state, x, y);
+    auto [nextParams, nextState, value] = step(params, state, x, y);
     test::requireAllWithinBounds(
-        out, test::boundedReference(traced.func(), test::leavesOf(params, state, x, y)));
-    REQUIRE(out.size() == 2 + names.size() + 1);
-    params = {{"b", out[0]}, {"w", out[1]}};
-    for (size_t k = 0; k < names.size(); ++k)
-      state.insert_or_assign(names[k], out[2 + k]);
-    losses.push_back(out.back().getDouble(0));
+        test::leavesOf(nextParams, nextState, value),
+        test::boundedReference(traced.func(), test::leavesOf(params, state, x, y)));
+    params = nextParams;
+    state = nextState;
+    losses.push_back(value.getDouble(0));
   }
   CHECK(step.last_stats().peakBytes > 0);
   CHECK(losses[1] == losses[0]); // the warmup's first learning rate is 0
