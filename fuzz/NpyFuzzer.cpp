@@ -9,7 +9,7 @@
 
 #include "fuzz/FuzzSupport.h"
 #include "tools/common/NpyFormat.h"
-#include "tools/cotangent-run/Npy.h"
+#include "runtime/interpreter/TensorNpy.h"
 
 #include <cstring>
 

@@ -38,7 +38,8 @@ struct TraceOptions {
   /// Names of the positional arguments (JAX uses the Python parameter
   /// names); missing ones are "args[i]".
   std::vector<std::string> arg_names;
-  /// Trace into this context instead of a new one owned by the result.
+  /// Trace into this context instead of a new one owned by the result
+  /// (without one, a trace on host values is made in their context).
   mlir::MLIRContext *context = nullptr;
 };
 
@@ -104,10 +105,31 @@ template <class A>
 using TracedArg = std::remove_cvref_t<decltype(materializeArgument(
     std::declval<TraceSession &>(), std::declval<const A &>(), size_t{0}))>;
 
+/// The context of the first concrete tensor among `args` (value trees,
+/// ValueTree.h), or null: a trace on host values is made in theirs, so its
+/// functions take them as they are.
+template <class... Args>
+mlir::MLIRContext *contextOfValues(const Args &...args) {
+  mlir::MLIRContext *ctx = nullptr;
+  auto visit = [&](const auto &arg) {
+    using A = std::remove_cvref_t<decltype(arg)>;
+    if constexpr (Tree<A>::isValueTree)
+      Tree<A>::forEach(arg, "", [&](const std::string &, const auto &leaf) {
+        if (!ctx)
+          ctx = leaf.getType().getContext();
+      });
+  };
+  (visit(args), ...);
+  return ctx;
+}
+
 template <class F, class... Args, size_t... Is>
 Traced runTraceIndexed(const TraceOptions &opts, const F &fn, const SrcLoc &loc,
                        std::index_sequence<Is...>, const Args &...args) {
-  TraceSession session(opts, loc);
+  TraceOptions resolved = opts;
+  if (!resolved.context)
+    resolved.context = contextOfValues(args...);
+  TraceSession session(resolved, loc);
   // Braced initialization: arguments become block arguments left to right.
   auto traced = std::tuple{materializeArgument(session, args, Is)...};
   auto result = std::apply(fn, traced);

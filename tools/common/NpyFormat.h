@@ -3,7 +3,7 @@
 // The one reader and writer of the .npy framing (versions 1-3): magic,
 // version, the header dict's descr / fortran_order / shape, and the data
 // bytes after it. Each tool maps `descr` to its own element types:
-// cotangent-run to the interpreter's tensors (tools/cotangent-run/Npy.h),
+// cotangent-run to the interpreter's tensors (runtime/interpreter/TensorNpy.h),
 // cotangent-step, which carries no MLIR, to its manifest's dtypes. Plain
 // C++ so the self-contained GPU folder can link it; fuzzed by fuzz-npy.
 //

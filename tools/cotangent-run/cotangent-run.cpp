@@ -33,7 +33,7 @@
 #include "tools/common/CommandLine.h"
 #include "tools/common/FunctionNames.h"
 #include "tools/common/NestingDepth.h"
-#include "tools/cotangent-run/Npy.h"
+#include "runtime/interpreter/TensorNpy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"

@@ -2,7 +2,7 @@
 //
 // cotangent-step's arguments and expected values: versions 1-3, C order,
 // little endian, the dtypes a step's manifest names (f16 as raw halves, bf16
-// as `<V2`: tools/common/NpyFormat.h). tools/cotangent-run/Npy.h is the same
+// as `<V2`: tools/common/NpyFormat.h). runtime/interpreter/TensorNpy.h is the same
 // format over the interpreter's tensors.
 //
 //===----------------------------------------------------------------------===//

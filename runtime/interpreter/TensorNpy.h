@@ -1,4 +1,4 @@
-//===- Npy.h - NumPy .npy files of host tensors -----------------*- C++ -*-===//
+//===- TensorNpy.h - NumPy .npy files of host tensors -----------*- C++ -*-===//
 //
 // Reads and writes NumPy's .npy format (versions 1-3) for every dtype of
 // jx: f32, f64, f16, bf16 (as `<V2`, tools/common/NpyFormat.h), i32, i64 and
@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef COTANGENT_TOOLS_COTANGENT_RUN_NPY_H
-#define COTANGENT_TOOLS_COTANGENT_RUN_NPY_H
+#ifndef COTANGENT_RUNTIME_INTERPRETER_TENSORNPY_H
+#define COTANGENT_RUNTIME_INTERPRETER_TENSORNPY_H
 
 #include "runtime/interpreter/Tensor.h"
 
@@ -26,4 +26,4 @@ llvm::Expected<std::string> serialize(const interp::Tensor &tensor);
 
 } // namespace cotangent::npy
 
-#endif // COTANGENT_TOOLS_COTANGENT_RUN_NPY_H
+#endif // COTANGENT_RUNTIME_INTERPRETER_TENSORNPY_H

@@ -1,11 +1,11 @@
-//===- Npy.cpp - NumPy .npy files of host tensors -------------------------===//
+//===- TensorNpy.cpp - NumPy .npy files of host tensors -------------------===//
 //
 // The framing is tools/common/NpyFormat's; here only the dtypes and the
 // copy into an interpreter tensor.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tools/cotangent-run/Npy.h"
+#include "runtime/interpreter/TensorNpy.h"
 #include "tools/common/NpyFormat.h"
 
 #include "mlir/IR/Builders.h"
