@@ -271,16 +271,7 @@ public:
     std::vector<interp::Tensor> inputs = flat.values();
     auto stage = [&] {
       detail::StagedGrad staged;
-      auto traced = [&](auto &...a) {
-        auto result = fn_(a...);
-        if constexpr (Aux) {
-          static_assert(detail::IsPair<decltype(result)>::value,
-                        "has_aux: the function must return std::pair{loss, aux}");
-          staged.auxLike = result.second;
-        }
-        return result;
-      };
-      Split split(trace(opts, traced, args...), SplitOptions{.remat = options_.remat});
+      Split split(trace(opts, keepingAux(staged), args...), SplitOptions{.remat = options_.remat});
       detail::describeGradResults(split, Aux, staged);
       return std::pair{std::move(split), std::move(staged)};
     };
@@ -327,16 +318,8 @@ public:
       }(Nums{});
     }
     detail::StagedGrad staged;
-    auto traced = [&](auto &...a) {
-      auto result = fn_(a...);
-      if constexpr (Aux) {
-        static_assert(detail::IsPair<decltype(result)>::value,
-                      "has_aux: the function must return std::pair{loss, aux}");
-        staged.auxLike = result.second;
-      }
-      return result;
-    };
-    Split split(trace(opts, traced, detail::specsOf(args)...), SplitOptions{.remat = options_.remat});
+    Split split(trace(opts, keepingAux(staged), detail::specsOf(args)...),
+                SplitOptions{.remat = options_.remat});
     detail::describeGradResults(split, Aux, staged);
     std::vector<Tensor> inputs;
     for (auto &[path, t] : leaves)
@@ -357,6 +340,20 @@ public:
   }
 
 private:
+  /// `fn_` as the transform traces it: under has_aux, it keeps the aux
+  /// tree's structure in `staged` for rebuilding the results.
+  auto keepingAux(detail::StagedGrad &staged) const {
+    return [this, &staged](auto &...a) {
+      auto result = fn_(a...);
+      if constexpr (Aux) {
+        static_assert(detail::IsPair<decltype(result)>::value,
+                      "has_aux: the function must return std::pair{loss, aux}");
+        staged.auxLike = result.second;
+      }
+      return result;
+    };
+  }
+
   void checkArgnums(const std::vector<std::pair<std::string, interp::Tensor>> &leaves,
                     const std::vector<size_t> &firstLeaf) const {
     // Without argnums every leaf has an entry, integer ones (a cond's

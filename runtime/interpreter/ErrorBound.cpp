@@ -364,19 +364,11 @@ Bounded movedBound(idetail::Evaluator &plain, Operation &op, ArrayRef<BoundedTen
 class BoundEvaluator {
 public:
   Bounded callFunction(func::FuncOp fn, std::vector<BoundedTensor> args) {
-    if (fn.isExternal())
-      return emitError(fn.getLoc()) << "'" << fn.getSymName() << "' has no body to interpret";
-    if (verified.insert(fn.getOperation()).second && failed(verify(fn)))
+    SmallVector<Type> types;
+    for (const BoundedTensor &a : args)
+      types.push_back(a.value.getType());
+    if (failed(plain.checkCall(fn, types)))
       return failure();
-    FunctionType type = fn.getFunctionType();
-    if (args.size() != type.getNumInputs())
-      return emitError(fn.getLoc()) << "'" << fn.getSymName() << "' takes " << type.getNumInputs()
-                                    << " arguments, got " << args.size();
-    for (auto [i, arg] : llvm::enumerate(args))
-      if (arg.value.getType() != type.getInput(i))
-        return emitError(fn.getArgument(i).getLoc())
-               << "argument #" << i << " of '" << fn.getSymName() << "' has type "
-               << type.getInput(i) << ", got " << arg.value.getType();
     return evalRegion(fn.getBody(), std::move(args));
   }
 
@@ -631,7 +623,6 @@ private:
   }
 
   idetail::Evaluator plain;
-  llvm::DenseSet<Operation *> verified;
 };
 
 /// Units in the last place a function's f32 results are within, on the CPU

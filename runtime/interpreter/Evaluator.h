@@ -27,8 +27,10 @@ class Evaluator {
 public:
   /// Runs the single block of `region` on `args`; returns what it yields.
   Results evalRegion(mlir::Region &region, std::vector<Tensor> args);
-  /// Runs `fn` on `args` after checking their count and types (and
-  /// verifying `fn` the first time).
+  /// Checks a call of `fn` on arguments of `argTypes`: a body, their count
+  /// and types, jx result types (and verifies `fn` the first time).
+  mlir::LogicalResult checkCall(mlir::func::FuncOp fn, llvm::ArrayRef<mlir::Type> argTypes);
+  /// Runs `fn` on `args` after checkCall.
   Results callFunction(mlir::func::FuncOp fn, std::vector<Tensor> args);
 
   /// When set, each op run is counted here by name.

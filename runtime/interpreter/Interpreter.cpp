@@ -87,23 +87,32 @@ Results Evaluator::evalRegion(Region &region, std::vector<Tensor> args) {
   return emitError(region.getLoc()) << "block has no terminator";
 }
 
-Results Evaluator::callFunction(func::FuncOp fn, std::vector<Tensor> args) {
+LogicalResult Evaluator::checkCall(func::FuncOp fn, ArrayRef<Type> argTypes) {
   if (fn.isExternal())
     return emitError(fn.getLoc()) << "'" << fn.getSymName() << "' has no body to interpret";
   if (verified.insert(fn.getOperation()).second && failed(verify(fn)))
     return failure();
   FunctionType type = fn.getFunctionType();
-  if (args.size() != type.getNumInputs())
+  if (argTypes.size() != type.getNumInputs())
     return emitError(fn.getLoc()) << "'" << fn.getSymName() << "' takes " << type.getNumInputs()
-                            << " arguments, got " << args.size();
-  for (auto [i, arg] : llvm::enumerate(args))
-    if (arg.getType() != type.getInput(i))
+                            << " arguments, got " << argTypes.size();
+  for (auto [i, argType] : llvm::enumerate(argTypes))
+    if (argType != type.getInput(i))
       return emitError(fn.getArgument(i).getLoc())
              << "argument #" << i << " of '" << fn.getSymName() << "' has type "
-             << type.getInput(i) << ", got " << arg.getType();
+             << type.getInput(i) << ", got " << argType;
   for (Type result : type.getResults())
     if (!isSupportedType(result))
       return emitError(fn.getLoc()) << "result type " << result << " is not a jx tensor type";
+  return success();
+}
+
+Results Evaluator::callFunction(func::FuncOp fn, std::vector<Tensor> args) {
+  SmallVector<Type> types;
+  for (const Tensor &a : args)
+    types.push_back(a.getType());
+  if (failed(checkCall(fn, types)))
+    return failure();
   return evalRegion(fn.getBody(), std::move(args));
 }
 

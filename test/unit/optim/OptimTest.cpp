@@ -5,6 +5,7 @@
 // training step (loss, gradient, clipped AdamW with a warmup-cosine
 // schedule, all in one compiled function) agrees with the interpreter; a
 // state of another optimizer or a tree of another shape is a named error.
+#include "tracer/Array.h"
 #include "tracer/Jit.h"
 #include "tracer/optim/Transforms.h"
 
@@ -59,7 +60,7 @@ optim::Schedule schedule(const std::string &name) {
 }
 
 /// A reference array: f32 bits or i32 values.
-interp::Tensor array(mlir::MLIRContext &ctx, const llvm::json::Object &a) {
+interp::Tensor referenceArray(mlir::MLIRContext &ctx, const llvm::json::Object &a) {
   if (!a.getArray("ints"))
     return jaxref::f32Array(ctx, a);
   auto type = mlir::RankedTensorType::get(jaxref::integers(a, "shape"), mlir::IntegerType::get(&ctx, 32));
@@ -71,10 +72,35 @@ Params params(mlir::MLIRContext &ctx, const llvm::json::Object &o) {
   Params out;
   for (const auto &[key, value] : o) {
     std::string k = key.str();
-    out.emplace(k.substr(2, k.size() - 4), array(ctx, *value.getAsObject()));
+    out.emplace(k.substr(2, k.size() - 4), referenceArray(ctx, *value.getAsObject()));
   }
   return out;
 }
+
+/// What the jit tests train: a tanh layer fitting 16 points of 8 features
+/// to 4 outputs, with clipped AdamW (no decay on the bias) under a
+/// warmup-cosine learning rate that starts at 0.
+struct Regression {
+  static interp::Tensor values(Shape shape, double scale, double phase) {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    std::vector<float> v(static_cast<size_t>(n));
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = static_cast<float>(scale * std::sin(0.7 * static_cast<double>(i) + phase));
+    return array::from(v, shape);
+  }
+  static Tensor loss(const TracedParams &p, Tensor in, Tensor target) {
+    Tensor d = np::tanh(np::dot(in, p.at("w")) + p.at("b")) - target;
+    return np::mean(d * d);
+  }
+  Params params{{"b", values({4}, 0.1, 0.3)}, {"w", values({8, 4}, 0.5, 0.9)}};
+  interp::Tensor x = values({16, 8}, 1.0, 0.1), y = values({16, 4}, 0.8, 2.0);
+  optim::GradientTransformation tx = optim::chain(
+      {optim::clip_by_global_norm(1.0),
+       optim::adamw(optim::warmup_cosine_decay_schedule(0.0, 0.01, 2, 20), {}, 0.01,
+                    [](const std::string &path) { return path != "['b']"; })});
+};
 
 } // namespace
 
@@ -118,7 +144,7 @@ TEST_CASE("optax's optimizer steps lie within the bounds of tracer/optim's", "[o
         expected.emplace_back("step " + std::to_string(s + 1) + " ['" + path + "']", t);
     std::map<std::string, interp::Tensor> state;
     for (const auto &[key, value] : *o.getObject("state"))
-      state.emplace(key.str(), array(ctx, *value.getAsObject()));
+      state.emplace(key.str(), referenceArray(ctx, *value.getAsObject()));
     for (const auto &[key, t] : state)
       expected.emplace_back("state " + key, t);
     REQUIRE(bounded.size() == expected.size());
@@ -160,24 +186,11 @@ TEST_CASE("optax's schedules lie within the bounds of tracer/optim's", "[optim][
 
 TEST_CASE("the optimizer's update compiles: clipping, AdamW and its schedule in one jit",
           "[optim][jit][numerics]") {
-  mlir::MLIRContext ctx;
-  auto f32 = [&](std::vector<int64_t> shape, double scale, double phase) {
-    auto type = mlir::RankedTensorType::get(shape, mlir::Float32Type::get(&ctx));
-    std::vector<double> v(type.getNumElements());
-    for (size_t i = 0; i < v.size(); ++i)
-      v[i] = scale * std::sin(0.7 * static_cast<double>(i) + phase);
-    return interp::Tensor::fromDoubles(type, v);
-  };
-  Params params{{"b", f32({4}, 0.1, 0.3)}, {"w", f32({8, 4}, 0.5, 0.9)}};
-  interp::Tensor x = f32({16, 8}, 1.0, 0.1), y = f32({16, 4}, 0.8, 2.0);
-  optim::GradientTransformation tx = optim::chain(
-      {optim::clip_by_global_norm(1.0),
-       optim::adamw(optim::warmup_cosine_decay_schedule(0.0, 0.01, 2, 20), {}, 0.01,
-                    [](const std::string &path) { return path != "['b']"; })});
-  auto loss = [](const TracedParams &p, Tensor in, Tensor target) {
-    Tensor d = np::tanh(np::dot(in, p.at("w")) + p.at("b")) - target;
-    return np::mean(d * d);
-  };
+  Regression r;
+  Params params = r.params;
+  interp::Tensor x = r.x, y = r.y;
+  const optim::GradientTransformation &tx = r.tx;
+  auto loss = &Regression::loss;
   // jit returns the function's tree: the state as a dict of host values.
   optim::StateOf<interp::Tensor> state = jit([&](const TracedParams &p) { return optim::init(tx, p); })(params);
   CHECK(state.count("1/0/mu['w']"));
@@ -196,7 +209,7 @@ TEST_CASE("the optimizer's update compiles: clipping, AdamW and its schedule in 
     losses.push_back(value.getDouble(0));
     auto [nextParams, nextState] = applyStep(params, state, grads);
     // The compiled update within the interpreter's bounds of the same trace.
-    cotangent::trace traced(TraceOptions{.context = &ctx}, apply, params, state, grads);
+    cotangent::trace traced(apply, params, state, grads);
     test::requireAllWithinBounds(
         test::leavesOf(nextParams, nextState),
         test::boundedReference(traced.func(), test::leavesOf(params, state, grads)));
@@ -213,24 +226,11 @@ TEST_CASE("the optimizer's update compiles: clipping, AdamW and its schedule in 
 
 TEST_CASE("a whole training step is one compiled function: loss, gradient, clipped AdamW",
           "[optim][jit][grad][numerics]") {
-  mlir::MLIRContext ctx;
-  auto f32 = [&](std::vector<int64_t> shape, double scale, double phase) {
-    auto type = mlir::RankedTensorType::get(shape, mlir::Float32Type::get(&ctx));
-    std::vector<double> v(type.getNumElements());
-    for (size_t i = 0; i < v.size(); ++i)
-      v[i] = scale * std::sin(0.7 * static_cast<double>(i) + phase);
-    return interp::Tensor::fromDoubles(type, v);
-  };
-  Params params{{"b", f32({4}, 0.1, 0.3)}, {"w", f32({8, 4}, 0.5, 0.9)}};
-  interp::Tensor x = f32({16, 8}, 1.0, 0.1), y = f32({16, 4}, 0.8, 2.0);
-  optim::GradientTransformation tx = optim::chain(
-      {optim::clip_by_global_norm(1.0),
-       optim::adamw(optim::warmup_cosine_decay_schedule(0.0, 0.01, 2, 20), {}, 0.01,
-                    [](const std::string &path) { return path != "['b']"; })});
-  auto loss = [](const TracedParams &p, Tensor in, Tensor target) {
-    Tensor d = np::tanh(np::dot(in, p.at("w")) + p.at("b")) - target;
-    return np::mean(d * d);
-  };
+  Regression r;
+  Params params = r.params;
+  interp::Tensor x = r.x, y = r.y;
+  const optim::GradientTransformation &tx = r.tx;
+  auto loss = &Regression::loss;
   // train_step(params, opt_state, x, y) -> (params, opt_state, loss), as a
   // JAX user writes it: grad inside the jitted function.
   auto trainStep = [&](const TracedParams &p, const optim::State &state, Tensor in, Tensor target) {
@@ -241,7 +241,7 @@ TEST_CASE("a whole training step is one compiled function: loss, gradient, clipp
   optim::StateOf<interp::Tensor> state = jit([&](const TracedParams &p) { return optim::init(tx, p); })(params);
 
   // In the jaxpr, the gradient is one call.
-  cotangent::trace traced(TraceOptions{.context = &ctx}, trainStep, params, state, x, y);
+  cotangent::trace traced(trainStep, params, state, x, y);
   CHECK_THAT(traced.mlir(), Catch::Contains("call @grad_0_value_and_grad"));
 
   auto step = jit(trainStep);
