@@ -31,6 +31,7 @@
 #endif
 #include "tools/common/CheckFinite.h"
 #include "tools/common/CommandLine.h"
+#include "tools/common/MemoryLimit.h"
 #include "tools/common/FunctionNames.h"
 #include "tools/common/NestingDepth.h"
 #include "runtime/interpreter/TensorNpy.h"
@@ -80,6 +81,16 @@ static cl::opt<std::string> defaultPolicy(
     cl::desc("With --vjp: the remat policy of residuals outside every jx.remat region "
              "(default min_residual_bytes; everything_saveable keeps jax.grad's)"),
     cl::value_desc("policy"), cl::init(mlir::cotangent::kCompileDefaultPolicy.str()));
+static cl::opt<std::string> functionPolicy(
+    cl::cat(toolOptions), "function-policy",
+    cl::desc("With --vjp: put the whole function under this remat policy first "
+             "(--jx-remat-function), e.g. memory_budget(1000000) or nothing_saveable"),
+    cl::init(""));
+static cl::opt<int64_t> memoryLimit(
+    cl::cat(toolOptions), "memory-limit",
+    cl::desc("With --split: refuse to run a step whose predicted peak exceeds this many bytes "
+             "(default: the process's limit, from its rlimits, cgroup and the machine's memory)"),
+    cl::init(0));
 static cl::opt<std::string> emitObject(cl::cat(toolOptions), "emit-object",
                                        cl::desc("Write an object file"), cl::value_desc("file.o"));
 static cl::opt<std::string> emitHeader(cl::cat(toolOptions), "emit-header",
@@ -190,6 +201,75 @@ static LogicalResult writeOutputs(llvm::StringRef prefix, llvm::ArrayRef<Tensor>
   return success();
 }
 
+/// How --vjp differentiates: the whole function under a policy first (if
+/// any), then --jx-vjp, then --jx-remat with a default policy.
+struct Policies {
+  std::string function, byDefault;
+};
+
+static LogicalResult differentiate(ModuleOp module, StringRef name, const Policies &policies) {
+  PassManager pm(module.getContext());
+  if (!policies.function.empty())
+    pm.addPass(mlir::cotangent::createJxRematFunctionPass(
+        {.policy = policies.function, .function = name.str()}));
+  pm.addPass(mlir::cotangent::createJxVjpPass());
+  pm.addPass(mlir::cotangent::createJxRematPass({.defaultPolicy = policies.byDefault}));
+  return pm.run(module);
+}
+
+/// The predicted peak of split @name of `undifferentiated` under
+/// `policies`, if it differentiates and plans (diagnostics silenced).
+static std::optional<int64_t> peakUnder(ModuleOp undifferentiated, StringRef name,
+                                        const Policies &policies) {
+  ScopedDiagnosticHandler quiet(undifferentiated.getContext(), [](Diagnostic &) { return success(); });
+  OwningOpRef<ModuleOp> copy = undifferentiated.clone();
+  if (failed(differentiate(*copy, name, policies)))
+    return std::nullopt;
+  auto plans = mlir::cotangent::predictMemoryPlans(*copy, name);
+  if (failed(plans) || plans->empty())
+    return std::nullopt;
+  return plans->front().peakBytes;
+}
+
+/// Fails, before anything runs, where the plan's peak exceeds the memory
+/// limit: with the peak, the limit and a policy that would fit (the whole
+/// function under a memory_budget at the limit, else nothing_saveable),
+/// tried on `undifferentiated` when --vjp made the split.
+static LogicalResult checkFits(const mlir::cotangent::MemoryPlan &plan, func::FuncOp fwd,
+                               ModuleOp undifferentiated) {
+  std::optional<::cotangent::tools::MemoryLimit> limit =
+      memoryLimit > 0 ? std::optional(::cotangent::tools::MemoryLimit{memoryLimit, "--memory-limit"})
+                      : ::cotangent::tools::processMemoryLimit();
+  if (!limit || plan.peakBytes <= limit->bytes)
+    return success();
+  InFlightDiagnostic error = emitError(fwd.getLoc())
+                             << "@" << plan.name << "'s predicted peak is " << plan.peakBytes
+                             << " bytes, above the memory limit of " << limit->bytes << " bytes ("
+                             << limit->source << "): it would run out of memory";
+  std::string budget = "memory_budget(" + std::to_string(limit->bytes) + ")";
+  if (!undifferentiated) {
+    error << "; recompute more: --vjp with --function-policy=" << budget;
+    return error;
+  }
+  for (const Policies &policies :
+       {Policies{budget, defaultPolicy}, Policies{"", "nothing_saveable"}}) {
+    std::optional<int64_t> peak = peakUnder(undifferentiated, plan.name, policies);
+    if (peak && *peak <= limit->bytes) {
+      error << "; "
+            << (policies.function.empty() ? "--default-policy=" + policies.byDefault
+                                          : "--function-policy=" + policies.function)
+            << " fits: its predicted peak is " << *peak << " bytes";
+      return error;
+    }
+  }
+  std::optional<int64_t> least = peakUnder(undifferentiated, plan.name, {"", "nothing_saveable"});
+  error << "; no policy fits";
+  if (least)
+    error << ": recomputing everything (--default-policy=nothing_saveable) still peaks at "
+          << *least << " bytes";
+  return error;
+}
+
 static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
   if (!module)
@@ -197,13 +277,15 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   Location loc = module->getLoc();
   if (defaultPolicy.getNumOccurrences() && !vjp)
     return emitError(loc) << "--default-policy is for --vjp (it is --jx-remat's)";
-  if (vjp) {
-    PassManager pm(&ctx);
-    pm.addPass(mlir::cotangent::createJxVjpPass());
-    pm.addPass(mlir::cotangent::createJxRematPass({.defaultPolicy = defaultPolicy}));
-    if (failed(pm.run(*module)))
-      return failure();
-  }
+  if (memoryLimit < 0)
+    return emitError(loc) << "--memory-limit must be a number of bytes, got "
+                          << static_cast<int64_t>(memoryLimit.getValue());
+  // Before the VJP: where the plan does not fit, other policies are tried on it.
+  OwningOpRef<ModuleOp> undifferentiated = vjp ? module->clone() : nullptr;
+  if (functionPolicy.getNumOccurrences() && !vjp)
+    return emitError(loc) << "--function-policy is for --vjp (it is --jx-remat-function's)";
+  if (vjp && failed(differentiate(*module, fnName, {functionPolicy, defaultPolicy})))
+    return failure();
   // With --split, @NAME names the pair: its forward takes the arguments.
   std::optional<jx::SplitPair> pair;
   if (split && !fnName.empty()) {
@@ -289,6 +371,8 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
       return failure();
     if (!plans->empty())
       plan = plans->front();
+    if (plan && failed(checkFits(*plan, pair->fwd, undifferentiated.get())))
+      return failure();
   }
   // What runs is all that is compiled; an object file or header holds every
   // public function.
