@@ -5,7 +5,8 @@ after the test inputs change much):
                   RUN/CHECK lines dropped), up to 4 KiB each
   valid-programs  seeded random byte strings (each one a generated program)
   npy             small .npy files of every dtype and rank the readers take,
-                  plus a few broken ones"""
+                  plus a few broken ones
+  token-file      llm.c shards and raw .bin token files, plus broken ones"""
 import hashlib
 import os
 import random
@@ -78,6 +79,28 @@ def program_seeds():
         write("valid-programs", bytes(rng.randrange(256) for _ in range(rng.randrange(16, 160))))
 
 
+def shard(tokens, magic=20240520, version=1, count=None):
+    header = struct.pack("<3i", magic, version, len(tokens) if count is None else count)
+    header += bytes(1024 - len(header))
+    return header + struct.pack(f"<{len(tokens)}H", *tokens)
+
+
+def token_seeds():
+    rng = random.Random(44)
+    for n in (1, 2, 9, 17, 64):
+        tokens = [rng.randrange(65536) for _ in range(n)]
+        write("token-file", shard(tokens))
+        write("token-file", struct.pack(f"<{n}H", *tokens))   # nanoGPT's raw .bin
+    write("token-file", "Cotangent trains on any text.\n".encode())  # bytes as raw tokens
+    write("token-file", shard([1, 2, 3])[:100])                     # header cut short
+    write("token-file", shard([1, 2, 3], version=2))
+    write("token-file", shard([1, 2, 3], count=5))
+    write("token-file", shard([1, 2, 3], count=-1))
+    write("token-file", shard([]))
+    write("token-file", b"abc")                                       # odd size
+
+
 ir_seeds()
 npy_seeds()
 program_seeds()
+token_seeds()
