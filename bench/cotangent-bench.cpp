@@ -26,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "bench/TrainStep.h"
 #include "bench/MlpModel.h"
 #include "bench/TransformerModel.h"
 #include "bench/PlotScript.h"
@@ -68,7 +69,7 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class Benchmark { Dot, Mlp, Budget, Frontier, Compare, CompareSmall };
+enum class Benchmark { Dot, Mlp, Budget, Frontier, Compare, CompareSmall, Train };
 
 /// Only the bench's own flags show in --help (libLLVM registers hundreds).
 /// Sizes have ranges: zero would divide by zero or measure nothing, and the
@@ -89,7 +90,10 @@ cl::list<Benchmark, bool, tools::ChoiceParser<Benchmark>> benchmarks(
                           "the MLP and transformer steps and compile times against JAX/XLA on "
                           "this CPU (not run by default; JAX from scripts/jax-venv.sh)"),
                clEnumValN(Benchmark::CompareSmall, "compare-small",
-                          "the same on tiny programs, in seconds (the ctest smoke run)")));
+                          "the same on tiny programs, in seconds (the ctest smoke run)"),
+               clEnumValN(Benchmark::Train, "train",
+                          "the MLP's whole training step (loss, gradient, clipped AdamW) in "
+                          "one jit against the bare value_and_grad step (not run by default)")));
 tools::UnsignedOpt<1, 8192> dotSize(cl::cat(benchOptions), "dot-size", cl::init(1024),
                                     cl::desc("n of the n x n x n dot_general, 1 to 8192 "
                                              "(default 1024)"));
@@ -513,7 +517,9 @@ int main(int argc, char **argv) {
         (runs(Benchmark::Budget) && benchBudget(ctx)) ||
         (runs(Benchmark::Frontier) && benchFrontier(ctx)) ||
         (runs(Benchmark::Compare) && compare(ctx, false)) ||
-        (runs(Benchmark::CompareSmall) && compare(ctx, true))) {
+        (runs(Benchmark::CompareSmall) && compare(ctx, true)) ||
+        (runs(Benchmark::Train) &&
+         bench::benchTrainStep({.layers = layers, .width = width, .batch = batch, .repeats = repeats}))) {
       std::fprintf(stderr, "cotangent-bench: failed\n");
       return 1;
     }
