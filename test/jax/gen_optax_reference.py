@@ -109,9 +109,27 @@ def schedule_case(name, make, counts):
     return {"schedule": name, "counts": counts, "values": bits(np.stack(values))}
 
 
+def loss_cases():
+    rng = np.random.default_rng(46)
+    logits = (3 * rng.normal(size=(4, 7))).astype(np.float32)
+    labels = np.array([0, 6, 3, 3], dtype=np.int32)
+    dist = rng.dirichlet(np.ones(7), size=4).astype(np.float32)
+    targets = rng.normal(size=(4, 7)).astype(np.float32)
+    return [
+        {"loss": "softmax_cross_entropy_with_integer_labels", "logits": bits(logits),
+         "labels": leaf(labels),
+         "value": bits(optax.softmax_cross_entropy_with_integer_labels(logits, labels))},
+        {"loss": "softmax_cross_entropy", "logits": bits(logits), "labels": bits(dist),
+         "value": bits(optax.softmax_cross_entropy(logits, dist))},
+        {"loss": "l2_loss", "logits": bits(logits), "labels": bits(targets),
+         "value": bits(optax.l2_loss(logits, targets))},
+    ]
+
+
 def document():
     cases = [optimizer_case(n, m) for n, m in OPTIMIZERS.items()]
     cases += [schedule_case(n, m, c) for n, (m, c) in SCHEDULES.items()]
+    cases += loss_cases()
     return {"jax": jax.__version__, "optax": optax.__version__, "cases": cases}
 
 

@@ -7,6 +7,7 @@
 // state of another optimizer or a tree of another shape is a named error.
 #include "tracer/Array.h"
 #include "tracer/Jit.h"
+#include "tracer/optim/Losses.h"
 #include "tracer/optim/Transforms.h"
 
 #include "test/unit/api/BoundedGrad.h"
@@ -182,6 +183,38 @@ TEST_CASE("optax's schedules lie within the bounds of tracer/optim's", "[optim][
     ++checked;
   }
   CHECK(checked == 4);
+}
+
+TEST_CASE("optax's losses lie within the bounds of tracer/optim's", "[optim][numerics]") {
+  mlir::MLIRContext ctx;
+  int checked = 0;
+  for (const llvm::json::Value &c : jaxref::cases(kReference)) {
+    const llvm::json::Object &o = *c.getAsObject();
+    auto name = o.getString("loss");
+    if (!name)
+      continue;
+    INFO("loss " << name->str());
+    interp::Tensor logits = referenceArray(ctx, *o.getObject("logits"));
+    interp::Tensor labels = referenceArray(ctx, *o.getObject("labels"));
+    auto loss = [&](Tensor l, Tensor y) {
+      if (*name == "softmax_cross_entropy_with_integer_labels")
+        return optim::softmax_cross_entropy_with_integer_labels(l, y);
+      if (*name == "softmax_cross_entropy")
+        return optim::softmax_cross_entropy(l, y);
+      return optim::l2_loss(l, y);
+    };
+    cotangent::trace traced(loss, logits, labels);
+    auto bounded = test::boundedReference(traced.func(), {logits, labels});
+    REQUIRE(bounded.size() == 1);
+    test::requireWithinBound(jaxref::f32Array(ctx, *o.getObject("value")), bounded[0]);
+    ++checked;
+  }
+  CHECK(checked == 3);
+  auto logits = array::zeros({4, 7});
+  CHECK_THROWS_WITH(cotangent::trace([](Tensor l, Tensor y) {
+                      return optim::softmax_cross_entropy_with_integer_labels(l, y);
+                    }, logits, array::zeros({4, 7}, DType::I32)),
+                    Catch::Contains("labels must be integers of the logits' shape without its last axis"));
 }
 
 TEST_CASE("the optimizer's update compiles: clipping, AdamW and its schedule in one jit",
