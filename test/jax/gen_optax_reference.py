@@ -126,10 +126,53 @@ def loss_cases():
     ]
 
 
+TRAJECTORY_STEPS = 30
+
+
+def mlp_loss(p, x, y):
+    h = jnp.tanh(x @ p["w1"] + p["b1"])
+    d = jnp.tanh(h @ p["w2"] + p["b2"]) - y
+    return jnp.mean(d * d)
+
+
+TRAJECTORIES = {
+    # optax's recipe for a transformer: clipping, AdamW without decay on
+    # biases, a warmup-cosine learning rate.
+    "mlp_adamw": lambda: optax.chain(
+        optax.clip_by_global_norm(1.0),
+        optax.adamw(optax.warmup_cosine_decay_schedule(0.0, 0.05, 5, 30), weight_decay=0.01,
+                    mask=lambda p: {k: k.startswith("w") for k in p})),
+    "mlp_sgd_nesterov": lambda: optax.sgd(0.3, momentum=0.9, nesterov=True),
+}
+
+
+def trajectory_case(name, make):
+    rng = np.random.default_rng(len(name) * 31)
+    params = {"b1": np.zeros(16, np.float32), "b2": np.zeros(4, np.float32),
+              "w1": (rng.normal(size=(8, 16)) / np.sqrt(8)).astype(np.float32),
+              "w2": (rng.normal(size=(16, 4)) / 4).astype(np.float32)}
+    x = rng.normal(size=(32, 8)).astype(np.float32)
+    y = np.tanh(rng.normal(size=(32, 4))).astype(np.float32)
+    tx = make()
+    state = tx.init(params)
+    p = params
+    steps = [{"params": tree_doc(p), "state": tree_doc(state)}]
+    losses = []
+    for _ in range(TRAJECTORY_STEPS):
+        loss, grads = jax.value_and_grad(mlp_loss)(p, x, y)
+        updates, state = tx.update(grads, state, p)
+        p = optax.apply_updates(p, updates)
+        losses.append(loss)
+        steps.append({"params": tree_doc(p), "state": tree_doc(state)})
+    return {"trajectory": name, "x": bits(x), "y": bits(y),
+            "losses": bits(np.asarray(losses, np.float32)), "steps": steps}
+
+
 def document():
     cases = [optimizer_case(n, m) for n, m in OPTIMIZERS.items()]
     cases += [schedule_case(n, m, c) for n, (m, c) in SCHEDULES.items()]
     cases += loss_cases()
+    cases += [trajectory_case(n, m) for n, m in TRAJECTORIES.items()]
     return {"jax": jax.__version__, "optax": optax.__version__, "cases": cases}
 
 

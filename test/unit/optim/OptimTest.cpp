@@ -217,6 +217,89 @@ TEST_CASE("optax's losses lie within the bounds of tracer/optim's", "[optim][num
                     Catch::Contains("labels must be integers of the logits' shape without its last axis"));
 }
 
+TEST_CASE("optax's 30-step MLP trajectories: every step within our bounds, interpreted and "
+          "compiled",
+          "[optim][jit][numerics]") {
+  mlir::MLIRContext ctx;
+  int checked = 0;
+  for (const llvm::json::Value &c : jaxref::cases(kReference)) {
+    const llvm::json::Object &o = *c.getAsObject();
+    auto name = o.getString("trajectory");
+    if (!name)
+      continue;
+    INFO("trajectory " << name->str());
+    interp::Tensor x = jaxref::f32Array(ctx, *o.getObject("x"));
+    interp::Tensor y = jaxref::f32Array(ctx, *o.getObject("y"));
+    interp::Tensor losses = jaxref::f32Array(ctx, *o.getObject("losses"));
+    const llvm::json::Array &steps = *o.getArray("steps");
+    optim::GradientTransformation tx =
+        *name == "mlp_adamw"
+            ? optim::chain({optim::clip_by_global_norm(1.0),
+                            optim::adamw(optim::warmup_cosine_decay_schedule(0.0, 0.05, 5, 30), {},
+                                         0.01, [](const std::string &path) {
+                                           return path.starts_with("['w");
+                                         })})
+            : optim::sgd(0.3, 0.9, true);
+    auto loss = [](const TracedParams &p, Tensor in, Tensor target) {
+      Tensor h = np::tanh(np::dot(in, p.at("w1")) + p.at("b1"));
+      Tensor d = np::tanh(np::dot(h, p.at("w2")) + p.at("b2")) - target;
+      return np::mean(d * d);
+    };
+    auto trainStep = [&](const TracedParams &p, const optim::State &s, Tensor in, Tensor target) {
+      auto [value, grads] = value_and_grad(loss, argnums<0>)(p, in, target);
+      auto [updates, next] = optim::update(tx, grads, s, p);
+      return std::tuple{value, optim::apply_updates(p, updates), next};
+    };
+    auto stateAt = [&](size_t k) {
+      std::map<std::string, interp::Tensor> state;
+      for (const auto &[key, value] : *steps[k].getAsObject()->getObject("state"))
+        state.emplace(key.str(), referenceArray(ctx, *value.getAsObject()));
+      return state;
+    };
+    auto paramsAt = [&](size_t k) { return params(ctx, *steps[k].getAsObject()->getObject("params")); };
+    // Our init is optax's: zeros and a count of 0.
+    auto ours = jit([&](const TracedParams &p) { return optim::init(tx, p); })(paramsAt(0));
+    for (const auto &[key, t] : stateAt(0))
+      CHECK(std::memcmp(ours.at(key).data(), t.data(), static_cast<size_t>(t.getByteSize())) == 0);
+
+    Params p0 = paramsAt(0);
+    optim::StateOf<interp::Tensor> s0 = stateAt(0);
+    cotangent::trace traced(trainStep, p0, s0, x, y);
+    auto compiled = jit(trainStep);
+    auto scalar = mlir::RankedTensorType::get({}, mlir::Float32Type::get(&ctx));
+    std::vector<double> relative; // each bound over its value's magnitude
+    for (size_t k = 0; k + 1 < steps.size(); ++k) {
+      INFO("step " << k + 1);
+      Params p = paramsAt(k);
+      optim::StateOf<interp::Tensor> s = stateAt(k);
+      // From optax's parameters and state before the step: optax's loss,
+      // parameters and state after it, and our compiled ones, within the
+      // interpreter's bounds of our step.
+      auto bounded = test::boundedReference(traced.func(), test::leavesOf(p, s, x, y));
+      interp::Tensor loss = interp::Tensor::fromDoubles(scalar, {losses.getDouble(static_cast<int64_t>(k))});
+      test::requireAllWithinBounds(test::leavesOf(loss, paramsAt(k + 1), stateAt(k + 1)), bounded);
+      auto [value, nextParams, nextState] = compiled(p, s, x, y);
+      test::requireAllWithinBounds(test::leavesOf(value, nextParams, nextState), bounded);
+      for (const auto &b : bounded)
+        for (int64_t i = 0; i < b.value.getNumElements(); ++i)
+          if (b.value.isFloat())
+            relative.push_back(reinterpret_cast<const double *>(b.bound.data())[i] /
+                               (1e-3 + std::abs(b.value.getDouble(i))));
+    }
+    // Not vacuous: one step's bounds are small against its values (a worst
+    // case over every rounding; widest where Adam divides by a second
+    // moment near 0).
+    std::sort(relative.begin(), relative.end());
+    INFO("median " << relative[relative.size() / 2] << ", widest " << relative.back());
+    CHECK(relative[relative.size() / 2] < 1e-4);
+    CHECK(relative.back() < 1e-1);
+    // And training trained.
+    CHECK(losses.getDouble(losses.getNumElements() - 1) < 0.5 * losses.getDouble(0));
+    ++checked;
+  }
+  CHECK(checked == 2);
+}
+
 TEST_CASE("the optimizer's update compiles: clipping, AdamW and its schedule in one jit",
           "[optim][jit][numerics]") {
   Regression r;
