@@ -242,7 +242,8 @@ struct ArgnumsFit<Argnums<I...>, Count> : std::bool_constant<((I < Count) && ...
 /// jax.value_and_grad over trees of interp::Tensors:
 ///
 ///   auto [loss, grads] = value_and_grad(loss_fn, argnums<0>)(params, x);
-///   auto [[loss, aux], grads] = value_and_grad(f, argnums<0>, has_aux)(params, x);
+///   auto [lossAndAux, grads] = value_and_grad(f, argnums<0>, has_aux)(params, x);
+///   auto [loss, aux] = lossAndAux;
 ///
 /// grads is shaped like the argument (a tuple of trees for several
 /// argnums). The function is traced on the arguments' shapes and dtypes and

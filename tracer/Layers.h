@@ -12,8 +12,9 @@
 //   struct MLP {
 //     int64_t features;
 //     Dict<Dict<interp::Tensor>> init(nn::Scope &scope, int64_t in) const {
-//       return {{"Dense_0", Dense{features}.init(scope.child("Dense_0"), in)},
-//               {"Dense_1", Dense{features}.init(scope.child("Dense_1"), features)}};
+//       nn::Scope first = scope.child("Dense_0"), second = scope.child("Dense_1");
+//       return {{"Dense_0", Dense{features}.init(first, in)},
+//               {"Dense_1", Dense{features}.init(second, features)}};
 //     }
 //     Tensor operator()(const Dict<Dict<Tensor>> &p, Tensor x) const { ... }
 //   };
