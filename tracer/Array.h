@@ -75,6 +75,19 @@ interp::Tensor from(const std::vector<T> &values, const Shape &shape) {
   }
 }
 
+/// np.fromfunction over the row-major index: element i is f(i), as T
+/// (float by default): deterministic data without a buffer of one's own.
+template <class T = float, class F>
+interp::Tensor from_function(const Shape &shape, F &&f) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d < 0 ? 0 : d;
+  std::vector<T> values(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    values[static_cast<size_t>(i)] = static_cast<T>(f(i));
+  return from(values, shape);
+}
+
 DType dtype(const interp::Tensor &t);
 Shape shape(const interp::Tensor &t);
 /// "f32[2,3]".

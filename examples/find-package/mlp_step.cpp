@@ -45,14 +45,8 @@ Tensor loss(const Params &p, Tensor x, Tensor labels) {
 }
 
 /// Values in [-scale, scale] from a fixed sequence: the same on every machine.
-interp::Tensor filled(Shape shape, double scale, double phase) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  std::vector<float> values(static_cast<size_t>(n));
-  for (size_t i = 0; i < values.size(); ++i)
-    values[i] = static_cast<float>(scale * std::sin(0.37 * static_cast<double>(i) + phase));
-  return array::from(values, shape);
+interp::Tensor filled(const Shape &shape, double scale, double phase) {
+  return array::from_function(shape, [&](int64_t i) { return scale * std::sin(0.37 * i + phase); });
 }
 
 } // namespace

@@ -28,6 +28,9 @@ TEST_CASE("arrays from host values, typed views, and jit on them", "[api][array]
   CHECK(array::view<bool>(array::from(std::vector<bool>{true, false}, {2}))[0]);
   CHECK(array::view<int64_t>(array::from(std::vector<int64_t>{7}, {}))[0] == 7);
   CHECK(array::view<double>(array::full({}, 2.5, DType::F64))[0] == 2.5);
+  interp::Tensor ramp = array::from_function<int32_t>({2, 3}, [](int64_t i) { return 10 * i; });
+  CHECK(array::str(ramp) == "i32[2,3]");
+  CHECK(array::view<int32_t>(ramp)[5] == 50);
 }
 
 TEST_CASE("arrays round-trip through .npy files in every dtype", "[api][array]") {

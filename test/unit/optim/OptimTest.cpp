@@ -82,14 +82,8 @@ Params params(mlir::MLIRContext &ctx, const llvm::json::Object &o) {
 /// to 4 outputs, with clipped AdamW (no decay on the bias) under a
 /// warmup-cosine learning rate that starts at 0.
 struct Regression {
-  static interp::Tensor values(Shape shape, double scale, double phase) {
-    int64_t n = 1;
-    for (int64_t d : shape)
-      n *= d;
-    std::vector<float> v(static_cast<size_t>(n));
-    for (size_t i = 0; i < v.size(); ++i)
-      v[i] = static_cast<float>(scale * std::sin(0.7 * static_cast<double>(i) + phase));
-    return array::from(v, shape);
+  static interp::Tensor values(const Shape &shape, double scale, double phase) {
+    return array::from_function(shape, [&](int64_t i) { return scale * std::sin(0.7 * i + phase); });
   }
   static Tensor loss(const TracedParams &p, Tensor in, Tensor target) {
     Tensor d = np::tanh(np::dot(in, p.at("w")) + p.at("b")) - target;
