@@ -182,6 +182,14 @@ Tensor dynamic_update_slice(const Tensor &x, const Tensor &update,
 /// indices' shape (`x[indices]` for axis 0). Its gradient is a scatter-add.
 Tensor take(const Tensor &x, const Tensor &indices, int64_t axis = 0,
             SrcLoc loc = SrcLoc::current());
+/// jnp.take_along_axis(x, indices, axis, mode="clip"): `indices` has x's
+/// rank; out[..., i, ...] = x[..., indices[..., i, ...], ...] along `axis`,
+/// the other axes broadcast between x and indices (what optax's
+/// softmax_cross_entropy_with_integer_labels gathers with). A jx.take of
+/// x's elements by their row-major position, so its gradient is one
+/// scatter-add into x's shape.
+Tensor take_along_axis(const Tensor &x, const Tensor &indices, int64_t axis,
+                       SrcLoc loc = SrcLoc::current());
 /// x.at[indices].add(updates) along `axis`: `updates` has x's shape with
 /// `axis` replaced by the indices' shape; repeated indices accumulate.
 Tensor scatter_add(const Tensor &x, const Tensor &indices, const Tensor &updates,

@@ -1,4 +1,4 @@
-//===- NumpyIndexing.cpp - np::take and np::scatter_add ------------------===//
+//===- NumpyIndexing.cpp - np::take, take_along_axis and scatter_add -----===//
 //
 // Indexing by run-time integer arrays. Indices of any shape are flattened
 // to the 1-D form of jx.take / jx.scatter_add and the result reshaped back,
@@ -9,8 +9,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "tracer/Broadcast.h"
+#include "tracer/Nn.h"
 #include "tracer/Numpy.h"
 #include "tracer/TraceState.h"
+
+#include <limits>
+#include <optional>
 
 using namespace mlir;
 using cotangent::detail::checkInference;
@@ -55,6 +59,56 @@ Tensor take(const Tensor &x, const Tensor &indices, int64_t axis, SrcLoc loc) {
                              {s.builder().getNamedAttr("axis", axisAttr)});
   Tensor rows = wrap(emit<jx::TakeOp>("take", loc, operand, idx, axisAttr));
   return reshape(rows, replaceAxis(x.shape(), a, indices.shape()), loc);
+}
+
+Tensor take_along_axis(const Tensor &x, const Tensor &indices, int64_t axis, SrcLoc loc) {
+  use(x, "take_along_axis", loc);
+  use(indices, "take_along_axis", loc);
+  int64_t a = detail::normalizeAxis(axis, x.rank(), "take_along_axis", x, loc);
+  if (!isInteger(indices.dtype()) || indices.rank() != x.rank())
+    throwTraceError("take_along_axis", "indices must be integers of x's rank",
+                    {x.str(), indices.str()}, loc);
+  // The result's shape: the indices' along `axis`, broadcast elsewhere.
+  Shape out(x.shape());
+  for (int64_t d = 0; d < x.rank(); ++d) {
+    int64_t xd = x.shape()[d], id = indices.shape()[d];
+    if (d == a)
+      out[d] = id;
+    else if (xd == id || xd == 1 || id == 1)
+      out[d] = std::max(xd, id);
+    else
+      throwTraceError("take_along_axis",
+                      "x and indices must broadcast on every axis but " + std::to_string(a),
+                      {x.str(), indices.str()}, loc);
+  }
+  Shape source = out;
+  source[a] = x.shape()[a];
+  Tensor operand = broadcast_to(x, source, loc);
+  // Element positions are i32 unless x has more elements than i32 counts.
+  DType position = operand.size() > std::numeric_limits<int32_t>::max() ? DType::I64 : DType::I32;
+  const int64_t n = x.shape()[a];
+  Tensor picked = astype(broadcast_to(indices, out, loc), position, loc);
+  picked = clip(where(less(picked, 0, loc), add(picked, n, loc), picked, loc), 0, n - 1, loc);
+  // Row-major position in `operand` of every result element.
+  std::optional<Tensor> flat;
+  int64_t stride = 1;
+  for (int64_t d = x.rank() - 1; d >= 0; --d) {
+    Tensor coordinate = picked;
+    if (d != a) {
+      Shape along(out.size(), 1);
+      along[d] = out[d];
+      coordinate = broadcast_to(reshape(astype(arange(out[d], loc), position, loc), along, loc),
+                                out, loc);
+    }
+    Tensor term = stride == 1 ? coordinate : multiply(coordinate, stride, loc);
+    flat = flat ? add(*flat, term, loc) : term;
+    stride *= source[d];
+  }
+  Shape positions{1};
+  for (int64_t e : out)
+    positions[0] *= e;
+  Tensor rows = take(reshape(operand, {operand.size()}, loc), reshape(*flat, positions, loc), 0, loc);
+  return reshape(rows, out, loc);
 }
 
 Tensor scatter_add(const Tensor &x, const Tensor &indices, const Tensor &updates, int64_t axis,

@@ -16,10 +16,12 @@ Tensor optim::softmax_cross_entropy_with_integer_labels(const Tensor &logits, co
     throwTraceError("softmax_cross_entropy_with_integer_labels",
                     "labels must be integers of the logits' shape without its last axis",
                     {logits.str(), labels.str()}, loc);
+  // optax's arithmetic: the label's logit gathered (its gradient a
+  // scatter-add, no [..., classes] one-hot mask kept for the backward).
   Tensor normalizer = nn::logsumexp(logits, {-1}, false, loc);
-  Tensor mask = nn::one_hot(labels, logits.shape().back(), logits.dtype(), loc);
-  Tensor labelLogits = np::sum(mask * logits, {-1}, false, loc);
-  return normalizer - labelLogits;
+  Tensor labelLogits = np::squeeze(
+      np::take_along_axis(logits, np::expand_dims(labels, {-1}, loc), -1, loc), {-1}, loc);
+  return np::subtract(normalizer, labelLogits, loc);
 }
 
 Tensor optim::softmax_cross_entropy(const Tensor &logits, const Tensor &labels, SrcLoc loc) {

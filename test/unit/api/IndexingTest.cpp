@@ -1,4 +1,4 @@
-// np::take, np::scatter_add and np::asarray (tracer/NumpyIndexing.cpp): values
+// np::take, np::take_along_axis, np::scatter_add and np::asarray (tracer/NumpyIndexing.cpp): values
 // against a direct evaluation (negative indices from the end, out-of-range
 // ones clamped, repeated ones accumulating), gradients (f64 and f32) and
 // compiled against interpreted (OpCheck.h), and the errors of bad input.
@@ -72,6 +72,48 @@ TEST_CASE("np::take and np::scatter_add", "[api][indexing]") {
   }
 }
 
+TEST_CASE("np::take_along_axis", "[api][indexing]") {
+  mlir::MLIRContext host;
+  // Per row of the 3 x 5 input, two columns: -1 is column 4, 9 is clamped.
+  const std::vector<int64_t> perRow = {0, 4, -1, 2, 9, 1};
+  // Per column, two rows (int64): -3 is row 0, 5 is clamped to row 2.
+  const std::vector<int64_t> perColumn = {2, 0, 1, -3, 5, 1, 1, 2, 0, 0};
+  SECTION("along the last axis (optax's label logits)") {
+    check([&](Tensor x) { return np::take_along_axis(x, np::asarray(ints(host, {3, 2}, perRow)), 1); },
+          [&](auto &x, int64_t r, int64_t c) {
+            std::vector<double> out;
+            for (int64_t i = 0; i < r; ++i)
+              for (int64_t j = 0; j < 2; ++j)
+                out.push_back(x[i * c + effective(perRow[i * 2 + j], c)]);
+            return out;
+          });
+  }
+  SECTION("along the first axis, int64 indices") {
+    check([&](Tensor x) {
+            return np::take_along_axis(x, np::asarray(ints(host, {2, 5}, perColumn, 64)), 0);
+          },
+          [&](auto &x, int64_t r, int64_t c) {
+            std::vector<double> out;
+            for (int64_t i = 0; i < 2; ++i)
+              for (int64_t j = 0; j < c; ++j)
+                out.push_back(x[effective(perColumn[i * c + j], r) * c + j]);
+            return out;
+          });
+  }
+  SECTION("indices broadcast over the rows") {
+    check([&](Tensor x) {
+            return np::take_along_axis(x, np::asarray(ints(host, {1, 2}, {3, -5})), 1);
+          },
+          [&](auto &x, int64_t r, int64_t c) {
+            std::vector<double> out;
+            for (int64_t i = 0; i < r; ++i)
+              for (int64_t j : {3, 0})
+                out.push_back(x[i * c + j]);
+            return out;
+          });
+  }
+}
+
 TEST_CASE("np::asarray embeds host values of every dtype", "[api][indexing]") {
   mlir::MLIRContext ctx;
   interp::Tensor i64 = ints(ctx, {2, 2}, {-3, 0, 1LL << 40, 7}, 64);
@@ -100,4 +142,11 @@ TEST_CASE("bad take and scatter_add arguments are named in the error", "[api][in
       interpret(ctx, [](Tensor a, Tensor i) { return np::scatter_add(a, i, a, 0); }, x, idx),
       Catch::Contains("scatter_add: updates must be f64[4,5] (x's shape with axis 0 replaced by "
                       "the indices' shape), got f64[3,5]"));
+  CHECK_THROWS_WITH(
+      interpret(ctx, [](Tensor a, Tensor i) { return np::take_along_axis(a, i, 1); }, x, idx),
+      Catch::Contains("take_along_axis: indices must be integers of x's rank"));
+  interp::Tensor wide = ints(ctx, {2, 2}, {0, 1, 2, 3});
+  CHECK_THROWS_WITH(
+      interpret(ctx, [](Tensor a, Tensor i) { return np::take_along_axis(a, i, 1); }, x, wide),
+      Catch::Contains("x and indices must broadcast on every axis but 1"));
 }
