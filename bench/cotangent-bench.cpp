@@ -29,6 +29,7 @@
 #include "bench/TrainStep.h"
 #include "bench/MlpModel.h"
 #include "bench/TransformerModel.h"
+#include "models/gpt2/Model.h"
 #include "bench/PlotScript.h"
 #include "bench/PolicyFigures.h"
 #include "bench/RandomArguments.h"
@@ -154,6 +155,57 @@ cl::opt<std::string> emitMlirDir(
              "(transformer-<policy>.mlir) and run nothing else (scripts/gpu-check.sh)"),
     cl::value_desc("dir"));
 
+cl::opt<std::string> gpt2Preset(
+    cl::cat(benchOptions), "gpt2",
+    cl::desc("with --emit-mlir: also GPT-2 of this preset (models/gpt2; tiny, 124M, ...), "
+             "its loss over --batch sequences of --seq tokens, as gpt2-<policy>.mlir "
+             "(@gpt2(params..., ids, targets), policy per block)"),
+    cl::value_desc("preset"));
+
+/// Writes `module` to `path`; false (with a message) if it cannot.
+bool writeModule(mlir::ModuleOp module, const std::string &path) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    std::fprintf(stderr, "cotangent-bench: cannot write %s: %s\n", path.c_str(),
+                 ec.message().c_str());
+    return false;
+  }
+  module.print(os);
+  return true;
+}
+
+/// --emit-mlir --gpt2 P: GPT-2's loss under each policy, as the GPU check
+/// compiles it.
+int emitGpt2(mlir::MLIRContext &ctx,
+             const std::vector<std::pair<std::string, std::optional<Policy>>> &rows) {
+  std::optional<gpt2::Config> config = gpt2::preset(gpt2Preset);
+  if (!config) {
+    std::fprintf(stderr, "cotangent-bench: --gpt2: no preset '%s'\n", gpt2Preset.c_str());
+    return 1;
+  }
+  const int64_t b = batch, t = seq;
+  if (t > config->block_size) {
+    std::fprintf(stderr, "cotangent-bench: --seq %lld is longer than %s's context (%lld)\n",
+                 static_cast<long long>(t), config->name.c_str(),
+                 static_cast<long long>(config->block_size));
+    return 1;
+  }
+  auto params = gpt2::make_params<Spec>(
+      *config, [](const std::string &, const Shape &shape) { return f32(shape); });
+  for (const auto &[name, policy] : rows) {
+    auto loss = [&](const gpt2::Params<Tensor> &p, const Tensor &ids, const Tensor &targets) {
+      return gpt2::loss(*config, p, ids, targets, {.block_policy = policy});
+    };
+    const TraceOptions opts{.name = "gpt2", .arg_names = {"params", "ids", "targets"},
+                            .context = &ctx};
+    trace traced(opts, loss, params, i32({b, t}), i32({b, t}));
+    if (!writeModule(traced.takeModule().get(), emitMlirDir + "/gpt2-" + name + ".mlir"))
+      return 1;
+  }
+  return 0;
+}
+
 /// --emit-mlir: the benchmark's transformer as the GPU check compiles it.
 int emitModels(mlir::MLIRContext &ctx) {
   const bench::TransformerConfig config{.blocks = blocks, .seq = seq, .width = width,
@@ -163,17 +215,11 @@ int emitModels(mlir::MLIRContext &ctx) {
       {"nothing_saveable", policies::nothing_saveable()},
       {"dots_saveable", policies::dots_saveable()}};
   for (const auto &[name, policy] : rows) {
-    std::string path = emitMlirDir + "/transformer-" + name + ".mlir";
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    if (ec) {
-      std::fprintf(stderr, "cotangent-bench: cannot write %s: %s\n", path.c_str(),
-                   ec.message().c_str());
+    if (!writeModule(bench::traceTransformer(ctx, config, policy).takeModule().get(),
+                     emitMlirDir + "/transformer-" + name + ".mlir"))
       return 1;
-    }
-    bench::traceTransformer(ctx, config, policy).takeModule()->print(os);
   }
-  return 0;
+  return gpt2Preset.empty() ? 0 : emitGpt2(ctx, rows);
 }
 
 /// The last --run dot figures, for --run compare's JSON.

@@ -11,6 +11,10 @@ bench names: "none" (no checkpoint), "nothing_saveable" and "dots_saveable"
 whole MLP under save_and_offload_only_these_names([], ["dot"], device ->
 pinned_host)) and "dots_on_device" (the whole MLP under
 save_only_these_names("dot"): the offload's residuals kept on the device).
+GPT-2 of models/gpt2 (cotangent-bench --emit-mlir DIR --gpt2 PRESET): its
+arguments flat in the traced order (wte, wpe, twelve leaves per block with
+each dict's keys sorted, ln_f's bias and weight, then ids and targets), the
+loss optax's integer-label cross-entropy, gathers clamped as XLA's.
 Shared by bench/jax_cpu.py and the GPU check's jax_step.py.
 """
 import math
@@ -99,3 +103,46 @@ def transformer_shapes(blocks, width):
     w = width
     per_block = [(w,), (w,), (w, w), (w, w), (w, w), (w, w), (w,), (w,), (w, 4 * w), (4 * w, w)]
     return per_block * blocks
+
+
+GPT2_LEAVES_PER_BLOCK = 12
+
+
+def gpt2_loss(policy, head_dim=64):
+    """GPT-2's mean next-token loss over (*params, ids, targets), each block
+    under a jax.checkpoint of the policy (none: no checkpoint); the heads
+    are the width over head_dim (64 in every GPT-2 preset)."""
+    def layer_norm(x, bias, weight):  # eps 1e-5, GPT-2's
+        centred = x - jnp.mean(x, axis=-1, keepdims=True)
+        variance = jnp.mean(centred * centred, axis=-1, keepdims=True)
+        return centred * jax.lax.rsqrt(variance + 1e-5) * weight + bias
+
+    def block(x, ln1_b, ln1_w, attn_b, attn_w, proj_b, proj_w, ln2_b, ln2_w, fc_b, fc_w,
+              mproj_b, mproj_w):
+        b, t, c = x.shape
+        heads = c // head_dim
+        qkv = layer_norm(x, ln1_b, ln1_w) @ attn_w + attn_b
+        q, k, v = (jnp.transpose(qkv[..., j * c:(j + 1) * c].reshape(b, t, heads, head_dim),
+                                 (0, 2, 1, 3)) for j in range(3))
+        scores = jnp.matmul(q, jnp.transpose(k, (0, 1, 3, 2))) / math.sqrt(head_dim)
+        positions = jnp.arange(t)
+        causal = positions[:, None] >= positions[None, :]
+        probs = jax.nn.softmax(jnp.where(causal, scores, jnp.finfo(jnp.float32).min), axis=-1)
+        y = jnp.transpose(jnp.matmul(probs, v), (0, 2, 1, 3)).reshape(b, t, c)
+        x = x + y @ proj_w + proj_b
+        hidden = jax.nn.gelu(layer_norm(x, ln2_b, ln2_w) @ fc_w + fc_b, approximate=True)
+        return x + hidden @ mproj_w + mproj_b
+
+    def loss(*args):
+        wte, wpe = args[0], args[1]
+        ids, targets = args[-2], args[-1]
+        blocks = (len(args) - 6) // GPT2_LEAVES_PER_BLOCK
+        step = block if policy_of(policy) is None else jax.checkpoint(block, policy=policy_of(policy))
+        x = jnp.take(wte, ids, axis=0, mode="clip") + wpe[:ids.shape[1]]
+        for i in range(blocks):
+            x = step(x, *args[2 + GPT2_LEAVES_PER_BLOCK * i:2 + GPT2_LEAVES_PER_BLOCK * (i + 1)])
+        x = layer_norm(x, args[-4], args[-3])
+        logits = jnp.einsum("btc,vc->btv", x, wte)
+        label = jnp.take_along_axis(logits, targets[..., None], axis=-1, mode="clip")[..., 0]
+        return jnp.mean(jax.nn.logsumexp(logits, axis=-1) - label)
+    return loss

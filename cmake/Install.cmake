@@ -30,6 +30,7 @@ set(COTANGENT_EXPORTED_LIBRARIES
   jit           CotangentJit
   npy           CotangentNpyFormat
   data          CotangentData
+  checkpoint    CotangentCheckpoint
   gpt2          CotangentGpt2
 )
 set(COTANGENT_EXPORTED_TARGETS)
@@ -59,7 +60,7 @@ install(EXPORT CotangentTargets NAMESPACE Cotangent:: DESTINATION ${COTANGENT_IN
 
 # Every header of the product's folders, and the ones TableGen generated
 # into the same folders of the build tree.
-set(COTANGENT_HEADER_FOLDERS dialects passes conversion analysis runtime data tracer models tools/common)
+set(COTANGENT_HEADER_FOLDERS dialects passes conversion analysis runtime data checkpoint tracer models tools/common)
 foreach(folder ${COTANGENT_HEADER_FOLDERS})
   get_filename_component(parent "${folder}" DIRECTORY)
   install(DIRECTORY "${PROJECT_SOURCE_DIR}/${folder}" "${PROJECT_BINARY_DIR}/${folder}"

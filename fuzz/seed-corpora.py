@@ -6,8 +6,11 @@ after the test inputs change much):
   valid-programs  seeded random byte strings (each one a generated program)
   npy             small .npy files of every dtype and rank the readers take,
                   plus a few broken ones
-  token-file      llm.c shards and raw .bin token files, plus broken ones"""
+  token-file      llm.c shards and raw .bin token files, plus broken ones
+  safetensors     small checkpoints of every dtype, with metadata, plus
+                  broken ones (truncated, bad JSON, overlapping ranges)"""
 import hashlib
+import json
 import os
 import random
 import re
@@ -100,7 +103,40 @@ def token_seeds():
     write("token-file", b"abc")                                       # odd size
 
 
+def safetensors(tensors, metadata=None, pad=True):
+    """A safetensors file of {name: (dtype, shape, bytes)}."""
+    header, data = {}, b""
+    for name, (dtype, shape, raw) in tensors.items():
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    if metadata:
+        header["__metadata__"] = metadata
+    text = json.dumps(header).encode()
+    if pad:
+        text += b" " * (-len(text) % 8)
+    return struct.pack("<Q", len(text)) + text + data
+
+
+def safetensors_seeds():
+    write("safetensors", safetensors({"w": ("F32", [2, 3], struct.pack("<6f", *range(6))),
+                                      "count": ("I32", [], struct.pack("<i", 7))},
+                                     {"step": "7", "format": "pt"}))
+    write("safetensors", safetensors({"h.0.ln_1.weight": ("BF16", [4], b"\x80\x3f" * 4),
+                                      "ids": ("U16", [3], struct.pack("<3H", 1, 2, 3)),
+                                      "x": ("F64", [1], struct.pack("<d", 0.5)),
+                                      "m": ("BOOL", [2], b"\x01\x00")}, pad=False))
+    write("safetensors", safetensors({}))
+    good = safetensors({"w": ("F32", [4], b"\0" * 16)})
+    write("safetensors", good[:-3])                                  # truncated data
+    write("safetensors", good[:12])                                  # truncated header
+    write("safetensors", struct.pack("<Q", 4) + b"{\"a\"")             # bad JSON
+    write("safetensors", safetensors({"a": ("F32", [2], b"\0" * 8), "b": ("F32", [2], b"\0" * 8)})
+          .replace(b"[8, 16]", b"[4, 12]"))                          # overlapping ranges
+    write("safetensors", safetensors({"w": ("Q4", [2], b"\0" * 2)}))  # unknown dtype
+
+
 ir_seeds()
 npy_seeds()
 program_seeds()
 token_seeds()
+safetensors_seeds()

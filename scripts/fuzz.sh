@@ -3,7 +3,7 @@
 # for as long as asked, from the reliability build (build-sanitize/: clang,
 # ASan + UBSan, libFuzzer; built first unless --build-dir names one).
 #
-#   scripts/fuzz.sh [--build-dir DIR] [--smoke] ir-pipeline|valid-programs|npy|token-file|all [SECONDS]
+#   scripts/fuzz.sh [--build-dir DIR] [--smoke] ir-pipeline|valid-programs|npy|token-file|safetensors|all [SECONDS]
 #   scripts/fuzz.sh smoke [SECONDS]   builds only the harnesses, runs each
 #                                     SECONDS (default 20): what CI runs
 #
@@ -27,9 +27,9 @@ if [ "${1:-}" = "--smoke" ]; then
   smoke=1
   shift
 fi
-name="${1:?usage: scripts/fuzz.sh [--build-dir DIR] ir-pipeline|valid-programs|npy|token-file|all|smoke [SECONDS]}"
+name="${1:?usage: scripts/fuzz.sh [--build-dir DIR] ir-pipeline|valid-programs|npy|token-file|safetensors|all|smoke [SECONDS]}"
 seconds="${2:-60}"
-fuzzers=(ir-pipeline valid-programs npy token-file)
+fuzzers=(ir-pipeline valid-programs npy token-file safetensors)
 if [ "$name" = smoke ]; then
   seconds="${2:-20}"
   "$root/scripts/build.sh" --sanitize "${fuzzers[@]/#/fuzz-}"
@@ -39,8 +39,8 @@ if [ "$name" = smoke ]; then
   exit 0
 fi
 case "$name" in
-  ir-pipeline|valid-programs|npy|token-file|all) ;;
-  *) echo "scripts/fuzz.sh: unknown fuzzer '$name' (ir-pipeline, valid-programs, npy, token-file, all or smoke)" >&2
+  ir-pipeline|valid-programs|npy|token-file|safetensors|all) ;;
+  *) echo "scripts/fuzz.sh: unknown fuzzer '$name' (ir-pipeline, valid-programs, npy, token-file, safetensors, all or smoke)" >&2
      exit 2 ;;
 esac
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "scripts/fuzz.sh: SECONDS must be a number, not '$seconds'" >&2; exit 2; }

@@ -3,7 +3,7 @@
 # machine with an NVIDIA GPU and nothing of ours installed: no MLIR, no LLVM,
 # no compiler (see bench/gpu/run.sh, which it holds). Usage:
 #
-#   scripts/gpu-check.sh [--quick] [OUT_DIR]
+#   scripts/gpu-check.sh [--quick] [--gpt2 PRESET:BATCHxSEQ] [OUT_DIR]
 #
 #   bin/cotangent-step            the driver (CUDA runtime only)
 #   steps/<model>.so.xz           self-contained steps (cotangent-run
@@ -17,6 +17,10 @@
 #   models-first.txt              the subset a short device call runs first
 #   run.sh, jax_step.py, report.py, jax_models.py (bench/)
 #
+# --gpt2 124M:4x1024: also GPT-2 of that preset (models/gpt2; its loss over
+# BATCH sequences of SEQ tokens) under no policy, nothing_saveable and
+# dots_saveable per block, kind "gpt2": JAX runs bench/jax_models.py's
+# gpt2_loss on the same arguments (token ids drawn in [0, 4)).
 # --quick: the small examples only (what ctest's gpu-check-folder builds).
 # Without it also the benchmark MLP (8 x 1024, batch 256 and 2048) and a
 # 4-block pre-LN transformer (d_model 512, 8 heads, 256 tokens, MLP 2048)
@@ -27,8 +31,14 @@
 # kind "scalar" (one element per thread in elementwise kernels).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-quick=0
-if [ "${1:-}" = --quick ]; then quick=1; shift; fi
+quick=0 gpt2=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1; shift ;;
+    --gpt2) gpt2=${2:?--gpt2 needs PRESET:BATCHxSEQ}; shift 2 ;;
+    *) break ;;
+  esac
+done
 out="${1:-$root/build/gpu-check}"
 B="$root/build/bin"
 [ -x "$B/cotangent-step" ] || "$root/scripts/build.sh"
@@ -104,10 +114,23 @@ if [ $quick = 0 ]; then
   wait
   scalar transformer-none "$tmp/transformer-none.mlir"
 fi
+if [ -n "$gpt2" ]; then
+  preset=${gpt2%%:*} size=${gpt2#*:}
+  gtmp=$(mktemp -d)
+  "$B/cotangent-bench" --emit-mlir "$gtmp" --gpt2 "$preset" --batch "${size%x*}" \
+    --seq "${size#*x}"
+  for policy in none nothing_saveable dots_saveable; do
+    name=gpt2-$preset-$policy
+    step "$name" "$gtmp/gpt2-$policy.mlir" && xz -T2 "$out/steps/$name.so" &
+    echo "$name gpt2 $policy" >>"$out/models.txt"
+  done
+  wait
+  rm -rf "$gtmp"
+fi
 for so in "$out"/steps/*.so.xz; do [ -s "$so" ] || { echo "gpu-check: $so is empty" >&2; exit 1; }; done
 # What one short device call runs first (`run.sh models-first.txt`): every
 # small example, the offloads with their on-device twins, the transformer
 # and its scalar twin.
-grep -E '^(#|[^ ]+ reference |mlp-b(256|2048)-(offload|dots_on_device) |transformer-none(-scalar)? )' \
+grep -E '^(#|[^ ]+ reference |[^ ]+ gpt2 |mlp-b(256|2048)-(offload|dots_on_device) |transformer-none(-scalar)? )' \
   "$out/models.txt" >"$out/models-first.txt"
 echo "gpu-check: $(du -sh "$out" | cut -f1) in $out; on the GPU machine: bash $(basename "$out")/run.sh"

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The GPU check's models in JAX, on the same arguments: the anchor.
 
-For one model (the MLP of gen-mlp.py or the transformer of
-bench/TransformerModel.cpp) under one policy, with the arguments a step
+For one model (the MLP of gen-mlp.py, the transformer of
+bench/TransformerModel.cpp or GPT-2 of models/gpt2) under one policy, with the arguments a step
 saved (cotangent-step --save-inputs), times jax.jit(jax.grad(loss)) over
 all arguments (median of --repeat after --warmup, block_until_ready) at
 JAX's default matmul precision (TF32 on this GPU) and at "highest" (FP32),
@@ -21,12 +21,14 @@ import numpy as np
 import jax
 import jax.numpy as jnp
 
-from jax_models import mlp_loss, transformer_loss
+from jax_models import gpt2_loss, mlp_loss, transformer_loss
 
 
 def measure(loss, args, precision, warmup, repeat, hlo=None):
+    # Gradients of the floating-point arguments (GPT-2's token ids have none).
+    argnums = tuple(i for i, a in enumerate(args) if jnp.issubdtype(a.dtype, jnp.floating))
     with jax.default_matmul_precision(precision):
-        grad = jax.jit(jax.value_and_grad(loss, argnums=tuple(range(len(args)))))
+        grad = jax.jit(jax.value_and_grad(loss, argnums=argnums))
         compiled = grad.lower(*args).compile()
         memory = compiled.memory_analysis()
         if hlo:  # XLA's optimized program: its fusions are the kernels we compare with
@@ -49,7 +51,8 @@ def run_model(model, policy, heads, inputs, expect_out, json_path, warmup, repea
     paths = sorted(glob.glob(os.path.join(inputs, "arg*.npy")),
                    key=lambda p: int(os.path.basename(p)[3:-4]))
     args = [jnp.asarray(np.load(p)) for p in paths]
-    loss = mlp_loss(policy) if model == "mlp" else transformer_loss(policy, heads)
+    loss = {"mlp": lambda: mlp_loss(policy), "gpt2": lambda: gpt2_loss(policy),
+            "transformer": lambda: transformer_loss(policy, heads)}[model]()
     figures = {"device": str(jax.devices()[0]), "jax": jax.__version__}
     try:
         (value, grads), figures["highest"] = measure(loss, args, "highest", warmup, repeat, hlo)
@@ -61,14 +64,17 @@ def run_model(model, policy, heads, inputs, expect_out, json_path, warmup, repea
         return
     os.makedirs(expect_out, exist_ok=True)
     np.save(os.path.join(expect_out, "output0.npy"), np.asarray(value))
-    for i, g in enumerate(grads):
+    # Integer arguments: zero gradients of their dtype, as Cotangent's step returns.
+    differentiated = iter(grads)
+    for i, a in enumerate(args):
+        g = next(differentiated) if jnp.issubdtype(a.dtype, jnp.floating) else np.zeros(a.shape, a.dtype)
         np.save(os.path.join(expect_out, f"gradient{i}.npy"), np.asarray(g))
     json.dump(figures, open(json_path, "w"), indent=1)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", choices=["mlp", "transformer"])
+    parser.add_argument("--model", choices=["mlp", "transformer", "gpt2"])
     parser.add_argument("--policy")
     parser.add_argument("--heads", type=int, default=8)
     parser.add_argument("--inputs", help="arg<i>.npy from cotangent-step --save-inputs")

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::cotangent::lowering;
@@ -63,6 +64,18 @@ struct TakePattern : OpConversionPattern<jx::TakeOp> {
   }
 };
 
+/// What scatter_add starts from: a splat constant (the zeros every VJP of
+/// take starts from) becomes a filled new tensor, which bufferizes to an
+/// allocation and a fill; as a constant it would be a read-only global of
+/// the whole tensor (GPT-2's flat logits: 823 MB in the object), copied.
+Value startingTensor(OpBuilder &b, Location loc, jx::ScatterAddOp op, Value converted) {
+  DenseElementsAttr attr;
+  if (!matchPattern(op.getOperand(), m_Constant(&attr)) || !attr.isSplat())
+    return converted;
+  Value scalar = arith::ConstantOp::create(b, loc, cast<TypedAttr>(attr.getSplatValue<Attribute>()));
+  return filledTensor(b, loc, cast<RankedTensorType>(converted.getType()), scalar);
+}
+
 struct ScatterAddPattern : OpConversionPattern<jx::ScatterAddOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(jx::ScatterAddOp op, OpAdaptor adaptor,
@@ -88,7 +101,8 @@ struct ScatterAddPattern : OpConversionPattern<jx::ScatterAddOp> {
     Value ub = intConstant(rewriter, loc, rewriter.getIndexType(), count);
     Value step = intConstant(rewriter, loc, rewriter.getIndexType(), 1);
     auto loop = scf::ForOp::create(
-        rewriter, loc, lb, ub, step, ValueRange{adaptor.getOperand()},
+        rewriter, loc, lb, ub, step,
+        ValueRange{startingTensor(rewriter, loc, op, adaptor.getOperand())},
         [&](OpBuilder &b, Location l, Value k, ValueRange iter) {
           Value row = clampedIndex(b, l, tensor::ExtractOp::create(b, l, indices, k), n);
           SmallVector<OpFoldResult> from(rank, b.getIndexAttr(0)), to(rank, b.getIndexAttr(0));
@@ -98,15 +112,25 @@ struct ScatterAddPattern : OpConversionPattern<jx::ScatterAddOp> {
               tensor::ExtractSliceOp::create(b, l, sliceType, updates, from, sizes, strides);
           Value current =
               tensor::ExtractSliceOp::create(b, l, sliceType, iter[0], to, sizes, strides);
-          Value sum = buildElementwise(
-              b, l, sliceType, ValueRange{current, update},
-              [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
-                Value x = convertScalar(nb, nl, args[0], compute);
-                Value y = convertScalar(nb, nl, args[1], compute);
-                Value s = isa<FloatType>(compute) ? Value(arith::AddFOp::create(nb, nl, x, y))
-                                                  : Value(arith::AddIOp::create(nb, nl, x, y));
-                return convertScalar(nb, nl, s, elem);
-              });
+          // The sum is written over the slice it reads (outs = current), so
+          // each iteration bufferizes to one in-place loop on the result's
+          // row, no temporary and copy: the form jx-gpu-parallel-scatters
+          // turns inside out on the GPU.
+          const int64_t sliceRank = sliceType.getRank();
+          SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(sliceRank));
+          SmallVector<utils::IteratorType> iterators(sliceRank, utils::IteratorType::parallel);
+          Value sum =
+              linalg::GenericOp::create(
+                  b, l, TypeRange{sliceType}, ValueRange{update}, ValueRange{current}, maps,
+                  iterators,
+                  [&](OpBuilder &nb, Location nl, ValueRange args) {
+                    Value x = convertScalar(nb, nl, args[1], compute);
+                    Value y = convertScalar(nb, nl, args[0], compute);
+                    Value s = isa<FloatType>(compute) ? Value(arith::AddFOp::create(nb, nl, x, y))
+                                                      : Value(arith::AddIOp::create(nb, nl, x, y));
+                    linalg::YieldOp::create(nb, nl, convertScalar(nb, nl, s, elem));
+                  })
+                  .getResult(0);
           Value result = tensor::InsertSliceOp::create(b, l, sum, iter[0], to, sizes, strides);
           scf::YieldOp::create(b, l, result);
         });

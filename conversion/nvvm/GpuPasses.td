@@ -280,6 +280,39 @@ def JxGpuInterchangeReductionsPass
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def JxGpuParallelScattersPass
+    : Pass<"jx-gpu-parallel-scatters", "mlir::func::FuncOp"> {
+  let summary = "Run a scatter-add's loop over its indices inside one kernel";
+  let description = [{
+    Runs after `convert-linalg-to-parallel-loops`, before
+    `jx-gpu-kernelize-host-code`. jx.scatter_add lowers to a host `scf.for`
+    over its indices whose body reads an index, clamps it and adds one
+    update row into the result's row in place (an `scf.parallel` over the
+    row). On the GPU that loop would read each index back to the host and
+    launch a kernel per index (GPT-2's embedding gradient: 4096 launches
+    and 4096 synchronizations a step). Such a loop is turned inside out:
+    the `scf.parallel` over the row's elements encloses the `scf.for` over
+    the indices, so one kernel runs it, each thread adding its column in the
+    indices' order (the CPU's order, so results are the same, and
+    deterministic, unlike atomics). Legal when every store in the loop goes
+    to a row view (a subview that keeps whole dimensions at offset 0 and
+    drops unit ones) at exactly the parallel loop's induction variables, so
+    threads own disjoint elements, and the indices and updates it loads are
+    not written in the loop. A loop whose rows are single elements (no
+    `scf.parallel`) runs whole in a one-thread kernel.
+
+    ```mlir
+    scf.for %k = %c0 to %c8 step %c1 {          scf.parallel (%s) = (%c0) to (%c16) {
+      %i = memref.load %ids[%k] ...               scf.for %k = %c0 to %c8 step %c1 {
+      %row = memref.subview %out[%i, 0] [1, 16]     %i = memref.load %ids[%k] ...
+      scf.parallel (%s) = (%c0) to (%c16) {   ->    %row = memref.subview %out[%i, 0] ...
+        ... memref.store %v, %row[%s]               ... memref.store %v, %row[%s]
+    } }                                         } }
+    ```
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect"];
+}
+
 def JxGpuBlockReductionsPass
     : Pass<"jx-gpu-block-reductions", "mlir::func::FuncOp"> {
   let summary = "Reduce each element of a reduction that keeps dimensions with one block";

@@ -58,10 +58,31 @@ struct Params {
 /// ("['h'][0]['ln_1']['weight']" -> "h.0.ln_1.weight").
 std::string hf_name(const std::string &path);
 
-/// Parameters of `config` whose every leaf is `make(hf name, shape)`.
-Params<interp::Tensor>
-make_params(const Config &config,
-            const std::function<interp::Tensor(const std::string &, const Shape &)> &make);
+/// Parameters of `config` whose every leaf is `make(hf name, shape)`: host
+/// values, or Specs to trace a step for.
+template <class L>
+Params<L> make_params(const Config &config,
+                      const std::function<L(const std::string &, const Shape &)> &make) {
+  const int64_t c = config.n_embd;
+  auto linear = [&](const std::string &name, int64_t in, int64_t out) {
+    return Dict<L>{{"weight", make(name + ".weight", {in, out})}, {"bias", make(name + ".bias", {out})}};
+  };
+  auto norm = [&](const std::string &name) {
+    return Dict<L>{{"weight", make(name + ".weight", {c})}, {"bias", make(name + ".bias", {c})}};
+  };
+  Params<L> p;
+  p.wte = {{"weight", make("wte.weight", {config.vocab_size, c})}};
+  p.wpe = {{"weight", make("wpe.weight", {config.block_size, c})}};
+  for (int64_t i = 0; i < config.n_layer; ++i) {
+    const std::string b = "h." + std::to_string(i) + ".";
+    p.h.push_back({norm(b + "ln_1"),
+                   {linear(b + "attn.c_attn", c, 3 * c), linear(b + "attn.c_proj", c, c)},
+                   norm(b + "ln_2"),
+                   {linear(b + "mlp.c_fc", c, 4 * c), linear(b + "mlp.c_proj", 4 * c, c)}});
+  }
+  p.ln_f = norm("ln_f");
+  return p;
+}
 
 /// GPT-2's initialization (nanoGPT's _init_weights): weights and embeddings
 /// normal(0, 0.02), the residual projections (attn.c_proj, mlp.c_proj)

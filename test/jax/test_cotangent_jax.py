@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Unit tests of python/cotangent_jax: what it refuses (every unsupported primitive, policy and
-dtype gives a clear error and no IR), how it names policies and arguments, literals, while loops,
-the helpers and the command line.
+dtype gives a clear error, located, and no IR), how it names policies and arguments, literals,
+while loops, gathers, a whole optax step, the helpers and the command line.
 
   test_cotangent_jax.py BIN_DIR [unittest options]
 
 Needs JAX and Flax (the `jax` ctest label runs it in the venv of scripts/jax-venv.sh) and the
 tools in BIN_DIR.
 """
+import inspect
 import os
 import subprocess
 import sys
@@ -19,6 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 PACKAGE = os.path.join(ROOT, "python", "cotangent_jax")
 sys.path.insert(0, os.path.join(PACKAGE, "src"))
+sys.path.insert(0, HERE)
 if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
     os.environ["COTANGENT_BIN"] = os.path.abspath(sys.argv.pop(1))
 
@@ -31,8 +33,19 @@ from jax.ad_checkpoint import checkpoint_name  # noqa: E402
 import cotangent_jax as cj  # noqa: E402
 from cotangent_jax import tools  # noqa: E402
 
+import export_library  # noqa: E402  (a stand-in library: JAX records no user line inside it)
+
 P = jax.checkpoint_policies
 X = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+
+
+def _optax(test):
+    """optax (Flax's dependency, so in the venv); the test is skipped without it."""
+    try:
+        import optax
+    except ImportError:  # pragma: no cover
+        test.skipTest("optax is not installed")
+    return optax
 
 
 def opt_accepts(text):
@@ -61,6 +74,50 @@ class Refusals(unittest.TestCase):
         with self.assertRaises(cj.UnsupportedPrimitiveError) as cm:
             cj.to_jx(f, X)
         self.assertEqual(set(cm.exception.primitives), {"sort"})
+
+    def test_refused_gather_in_a_library_names_the_call(self):
+        # Inside export_library's jitted functions JAX records no user line (as inside a jitted
+        # jnp function): the error names the nearest line that has one, the helper's call.
+        starts = np.array([[0, 1], [1, 2]], np.int32)
+
+        def helper(x, s):
+            return export_library.window_sums(x, s)  # the line the error names
+        line = helper.__code__.co_firstlineno + 1
+
+        def f(x, s):
+            return jnp.sum(helper(x, s))
+        with self.assertRaises(cj.UnsupportedTypeError) as cm:
+            cj.to_jx(f, X, starts)
+        msg = str(cm.exception)
+        self.assertIn(f"gather at {__file__}:{line}:", msg)
+        self.assertIn(".helper)", msg)
+        self.assertIn("window sizes (2, 2)", msg)
+
+    def test_refused_library_function_names_the_export_call(self):
+        # The library function itself exported: the line that called to_jx.
+        starts = np.array([[0, 1]], np.int32)
+        line = inspect.currentframe().f_lineno + 2
+        with self.assertRaises(cj.UnsupportedTypeError) as cm:
+            cj.to_jx(export_library.windows, X, starts)
+        self.assertIn(f"gather at {__file__}:{line}:", str(cm.exception))
+        line = inspect.currentframe().f_lineno + 2
+        with self.assertRaises(cj.UnsupportedPrimitiveError) as cm:
+            cj.to_jx(jnp.sort, X)  # a jitted jnp function: no frame of its own but export.py's
+        self.assertEqual(set(cm.exception.primitives), {"sort"})
+        self.assertIn(f"(first at {__file__}:{line}:", str(cm.exception))
+        self.assertNotIn("export.py", str(cm.exception))
+
+    def test_partial_window_gather_is_refused(self):
+        # lax.dynamic_slice under vmap: windows of 2 rows, a gather jx.take cannot express.
+        def f(x, i):
+            return jnp.sum(jax.vmap(lambda r, j: lax.dynamic_slice_in_dim(r, j, 2))(x, i))
+        line = f.__code__.co_firstlineno + 1
+        with self.assertRaises(cj.UnsupportedTypeError) as cm:
+            cj.to_jx(f, X, np.array([0, 2, 1], np.int32))
+        msg = str(cm.exception)
+        self.assertIn("jx.take and jx.scatter_add express gathers and scatters", msg)
+        self.assertIn("window sizes (1, 2)", msg)
+        self.assertIn(f"gather at {__file__}:{line}:", msg)
 
     def test_custom_policy_is_named(self):
         def my_policy(prim, *args, **params):
@@ -243,6 +300,56 @@ class Export(unittest.TestCase):
             m.add(lambda x: x, X, name="f")
 
 
+class OptaxStep(unittest.TestCase):
+    """A whole training step, JAX's value_and_grad and an optax update inside: its outputs (new
+    parameters, optimizer state, loss) by Cotangent's interpreter and compiled equal JAX's."""
+
+    @staticmethod
+    def loss_fn(params, x, y):
+        import optax
+        h = jax.nn.relu(x @ params["w1"] + params["b1"])
+        logits = h @ params["w2"] + params["b2"]
+        return jnp.mean(optax.softmax_cross_entropy_with_integer_labels(logits, y))
+
+    def setUp(self):
+        _optax(self)
+
+    def check(self, tx):
+        import optax
+        rs = np.random.RandomState(0)
+        params = {"w1": rs.randn(4, 8).astype(np.float32) * 0.5, "b1": np.zeros(8, np.float32),
+                  "w2": rs.randn(8, 3).astype(np.float32) * 0.5, "b2": np.full(3, 0.1, np.float32)}
+        x = rs.randn(6, 4).astype(np.float32)
+        y = np.array([0, 2, 1, 1, 0, 2], np.int32)
+
+        def step(params, opt_state, x, y):
+            loss, g = jax.value_and_grad(self.loss_fn)(params, x, y)
+            updates, opt_state = tx.update(g, opt_state, params)
+            return optax.apply_updates(params, updates), opt_state, loss
+        state = tx.init(params)
+        for _ in range(2):  # moments and count not at their initial values
+            params, state, _ = jax.jit(step)(params, state, x, y)
+        text = cj.to_jx(step, params, state, x, y)
+        self.assertIn("jx.pow", text)  # the bias corrections b ** count, count an int32
+        args = [np.asarray(v) for v in jax.tree_util.tree_leaves((params, state, x, y))]
+        want = [np.asarray(v) for v in jax.tree_util.tree_leaves(jax.jit(step)(params, state, x, y))]
+        compiled, _ = tools.run_compiled(text, "step", args)
+        for name, ours in (("interpreted", tools.interpret(text, "step", args)), ("compiled", compiled["results"])):
+            with self.subTest(name):
+                self.assertEqual(len(ours), len(want))
+                for o, w in zip(ours, want):
+                    self.assertEqual((o.shape, o.dtype), (w.shape, w.dtype))
+                    np.testing.assert_allclose(o, w, rtol=1e-5, atol=1e-6)
+
+    def test_adamw(self):
+        import optax
+        self.check(optax.adamw(1e-3, weight_decay=0.01))
+
+    def test_clipped_adamw(self):
+        import optax
+        self.check(optax.chain(optax.clip_by_global_norm(1.0), optax.adamw(1e-3, weight_decay=0.01)))
+
+
 class Helpers(unittest.TestCase):
     @staticmethod
     def loss(w, x):
@@ -318,13 +425,84 @@ class Helpers(unittest.TestCase):
                 for a, b in zip(grads, want_g):
                     np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
-    def test_general_gather_is_refused(self):
-        def f(x, i):
-            return jnp.sum(x[i, i])  # two index arrays: a point gather, not one axis' slices
-        with self.assertRaises(cj.UnsupportedTypeError) as cm:
-            cj.to_jx(f, X, np.array([0, 2], np.int32))
-        self.assertIn("jx.take and jx.scatter_add express gathers and scatters of whole slices along one axis",
-                      str(cm.exception))
+    def _same_grad(self, loss, *args, rtol=1e-5, atol=1e-6):
+        """Cotangent's value and gradients of `loss` (interpreted and compiled) equal JAX's, for
+        its float arguments."""
+        floats = [i for i, a in enumerate(args) if np.issubdtype(np.asarray(a).dtype, np.floating)]
+        want_v, want_g = jax.value_and_grad(loss, argnums=tuple(floats))(*args)
+        for compiled in (False, True):
+            with self.subTest(compiled=compiled):
+                value, grads = cj.grad(loss, *args, compiled=compiled)
+                np.testing.assert_allclose(value, want_v, rtol=rtol, atol=atol)
+                for i, b in zip(floats, want_g):
+                    np.testing.assert_allclose(grads[i], b, rtol=rtol, atol=atol)
+
+    def test_cross_entropy_with_integer_labels(self):
+        # jnp.take_along_axis(logits, labels[..., None], axis=-1): in JAX 0.10 a gather with
+        # operand_batching_dims (0, 1); exported as a jx.take of the flattened logits.
+        optax = _optax(self)
+        logits = np.random.RandomState(0).randn(2, 5, 7).astype(np.float32)
+        labels = np.array([[0, 6, 3, 2, 1], [5, 5, 4, 0, 6]], np.int32)
+
+        def loss(logits, labels):
+            return jnp.mean(optax.softmax_cross_entropy_with_integer_labels(logits, labels))
+        text = cj.to_jx(loss, logits, labels)
+        self.assertIn("jx.take", text)
+        np.testing.assert_allclose(tools.interpret(text, "loss", [logits, labels])[0], loss(logits, labels),
+                                   rtol=1e-6)
+        self._same_grad(loss, logits, labels)
+
+    def test_advanced_indexing_gathers(self):
+        # x[jnp.arange(n), ids] (two collapsed, indexed dims), x[i, j], x[ids, :, jds] (the
+        # indexed dims apart: the rest moved behind), take_along_axis along a middle axis,
+        # x[i] under vmap (a batching dim, the row taken whole), and their scatter-adds.
+        rs = np.random.RandomState(1)
+        x = rs.randn(4, 6).astype(np.float32)
+        a = rs.randn(4, 5, 6).astype(np.float32)
+        ids = np.array([5, 0, -1, 2], np.int32)
+        jds = np.array([1, 3, 0, -2, 2], np.int32)
+        along = rs.randint(0, 5, (4, 3, 6)).astype(np.int32)
+
+        def picked(x, ids):
+            return x[jnp.arange(4), ids]
+        np.testing.assert_array_equal(tools.interpret(cj.to_jx(picked, x, ids), "picked", [x, ids])[0],
+                                      picked(x, ids))
+        self._same_grad(lambda x, ids: jnp.sum(jnp.sin(picked(x, ids)) * jnp.arange(1.0, 5.0)), x, ids)
+
+        def loss(a, x, i):
+            t = [a[i, 2, 3], a[jds % 4, :, jds], jnp.take_along_axis(a, along, axis=1),
+                 jax.vmap(lambda m, k: m[k])(a, ids % 5), a.at[jds % 4, 1, jds].add(x[0, :5]),
+                 x.at[jnp.arange(4), ids].add(a[:, 0, 0])]
+            return sum(jnp.sum(jnp.sin(v) * (k + 1.0)) for k, v in enumerate(t))
+        self._same_grad(loss, a, x, np.int32(3))
+
+    def test_gathers_out_of_range(self):
+        # Out-of-range indices: the default (fill) gives NaN or the fill value, clip clamps, and
+        # scatter-adds drop their updates; per dimension, as XLA's gather clamps each index.
+        a = np.linspace(-1, 1, 120, dtype=np.float32).reshape(4, 5, 6)
+        bad = np.array([1, 9, -7, 2, 0], np.int32)
+
+        def f(a):
+            return (a.at[bad % 4, :, bad].get(mode="fill", fill_value=2.5),
+                    a.at[bad % 4, :, bad].get(mode="clip"),
+                    jnp.take_along_axis(a, jnp.broadcast_to(bad[None, :, None], (4, 5, 1)), axis=2),
+                    a.at[bad % 4, 1, bad].add(jnp.arange(5.0)))
+        ours = tools.interpret(cj.to_jx(f, a), "f", [a])
+        for o, w in zip(ours, jax.jit(f)(a)):
+            np.testing.assert_array_equal(o, np.asarray(w))
+        self._same_grad(lambda a: sum(jnp.sum(jnp.nan_to_num(jnp.sin(v), nan=0.5)) for v in f(a)), a)
+
+    def test_pow_with_an_integer_exponent(self):
+        # lax.pow(float, int): the exponent converted to the base's dtype, as JAX lowers it.
+        x = np.array([-1.5, -0.5, 0.7, 2.0, -3.0, 1.1], np.float32)
+        n = np.array([2, 3, -1, 0, -2, 5], np.int32)
+
+        def f(x, n):
+            return jnp.sum(x ** n + 0.5 ** n * x)
+        text = cj.to_jx(f, x, n)
+        self.assertIn("jx.convert_element_type", text)
+        np.testing.assert_allclose(tools.interpret(text, "f", [x, n])[0], f(x, n), rtol=1e-6)
+        self._same_grad(f, x, n)
 
     def test_cli(self):
         with tempfile.TemporaryDirectory() as tmp:

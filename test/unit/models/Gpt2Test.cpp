@@ -47,12 +47,12 @@ bool endsWith(const std::string &s, std::string_view tail) {
 /// base + amp * sin(0.001 (k + 1) (7 + s) + s), rounded to f32.
 gpt2::Params<interp::Tensor> formulaParams(const gpt2::Config &config) {
   std::vector<std::string> names;
-  gpt2::make_params(config, [&](const std::string &name, const Shape &shape) {
+  gpt2::make_params<interp::Tensor>(config, [&](const std::string &name, const Shape &shape) {
     names.push_back(name);
     return array::zeros(shape);
   });
   std::sort(names.begin(), names.end());
-  return gpt2::make_params(config, [&](const std::string &name, const Shape &shape) {
+  return gpt2::make_params<interp::Tensor>(config, [&](const std::string &name, const Shape &shape) {
     const double s = static_cast<double>(std::find(names.begin(), names.end(), name) - names.begin());
     const bool layerNorm = endsWith(name, ".weight") && name.find("ln_") != std::string::npos;
     const double base = layerNorm ? 1.0 : 0.0;

@@ -9,8 +9,15 @@ primitives (`jit`/`pjit`, `closed_call`, `core_call`, `custom_jvp_call`,
 `custom_vjp_call`: their primal jaxpr, not the custom rule). Checkpoints become
 `jx.remat` regions with the policy named as in JAX (policies.py), `name`
 becomes `jx.checkpoint_name`, `scan` / `cond` / `while` their jx forms.
+A gather (scatter-add) is a `jx.take` (`jx.scatter_add`) along one axis, or,
+when it picks single elements along several indexed or batching dimensions
+(`x[i, j]`, `jnp.take_along_axis`), one along axis 0 of the operand with those
+dimensions flattened into one, at row indices computed from the clamped
+indices; `pow` with an integer exponent converts it to the base's dtype.
 
-What jx cannot express is refused before anything is written: every
+What jx cannot express is refused before anything is written, each error
+with the user line (or, inside a library function, the line of the call into
+it, in the end the line that called to_jx): every
 primitive without a translation is listed in one UnsupportedPrimitiveError;
 a dtype jx lacks, a parameter value with no jx counterpart (a
 non-default `accuracy`, a mixed-dtype `mul`) or a custom policy raises
@@ -23,6 +30,7 @@ primitives; jx never does, so each such operand gets an explicit
 """
 import inspect
 import math
+import os
 
 import numpy as np
 import jax
@@ -111,6 +119,15 @@ def dense_text(value, et):
 
 def _ints(xs):
     return "[" + ", ".join(str(int(x)) for x in xs) + "]"
+
+
+def _dims_text(dn):
+    """Gather/ScatterDimensionNumbers with plain ints (vmap leaves numpy ints in them)."""
+    try:
+        return type(dn).__name__ + "(" + ", ".join(
+            f"{f}={tuple(int(v) for v in getattr(dn, f))}" for f in dn._fields) + ")"
+    except (AttributeError, TypeError):
+        return str(dn)
 
 
 def _str(s):
@@ -211,22 +228,63 @@ def _subjaxprs(eqn):
                     yield x
 
 
-def where(eqn):
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _own_frame(file_name):
+    """Whether a frame is this package's (its make_jaxpr call is no user's line)."""
+    return os.path.abspath(file_name).startswith(_PACKAGE_DIR)
+
+
+def _user_frame(eqn):
+    """The innermost frame of user code (not JAX's, not ours) that JAX recorded for `eqn`, or None."""
     try:
-        return source_info_util.summarize(eqn.source_info)
+        tb = eqn.source_info.traceback
+        frame = source_info_util.user_frame(tb)  # cached
+        if frame is None or frame.file_name and not _own_frame(frame.file_name):
+            return frame
+        for frame in source_info_util.user_frames(tb):
+            if frame and frame.file_name and not _own_frame(frame.file_name):
+                return frame
     except Exception:  # pragma: no cover - best effort
-        return "?"
+        pass
+    return None
 
 
-def unsupported_primitives(jaxpr, found=None, outer="?"):
+def _frame_text(frame):
+    return f"{frame.file_name}:{int(frame.start_line)}:{int(frame.start_column)} ({frame.function_name})"
+
+
+def caller_where():
+    """`file:line:col (function)` of the innermost caller outside this package and JAX: the line
+    that called to_jx / Module.add, the last resort of `where`."""
+    for info in inspect.stack(context=0)[1:]:
+        f = info.filename
+        if f and not _own_frame(f) and source_info_util.is_user_filename(f):
+            return f"{f}:{info.lineno}:0 ({info.function})"
+    return "?"
+
+
+def where(eqn, outer=""):
+    """`file:line:col (function)` of the user code that wrote `eqn`. Inside a library function (a
+    jitted `jnp.take_along_axis`, say) JAX records no user line: then `outer`, the location of the
+    nearest enclosing call that has one (in the end the line that called to_jx)."""
+    frame = _user_frame(eqn)
+    if frame is not None:
+        return _frame_text(frame)
+    return outer or caller_where()
+
+
+def unsupported_primitives(jaxpr, found=None, outer=""):
     """{primitive name: where} for every equation (recursively) the exporter cannot translate.
 
     Inside a library function (a jitted `jnp.sort`, say) JAX records no user line; the line of
     the call that reached it stands in."""
     found = {} if found is None else found
+    outer = outer or caller_where()
     for eqn in jaxpr.eqns:
         name = eqn.primitive.name
-        here = where(eqn) or outer
+        here = where(eqn, outer)
         if name not in SUPPORTED_PRIMITIVES:
             found.setdefault(name, here)
             continue
@@ -246,19 +304,21 @@ class _FunctionWriter:
         self.counter = 0
         self.locations = locations
         self.outer_loc = ""     # of the call being inlined: for its equations without user code
+        self.outer_where = ""   # the same for error messages: where the enclosing equation is
 
     def fresh(self):
         self.counter += 1
         return f"%{self.counter - 1}"
 
     # -- locations --------------------------------------------------------------------------
+    def where(self, eqn):
+        """Where `eqn` is, for error messages: its user line, else the enclosing call's."""
+        return where(eqn, self.outer_where)
+
     def loc(self, eqn):
         if not self.locations:
             return ""
-        try:
-            frame = source_info_util.user_frame(eqn.source_info.traceback)
-        except Exception:
-            frame = None
+        frame = _user_frame(eqn)
         if frame is None:
             return self.outer_loc
         return f" loc({_str(frame.file_name)}:{int(frame.start_line)}:{int(frame.start_column)})"
@@ -281,7 +341,7 @@ class _FunctionWriter:
             for v, o in zip(eqn.outvars, outs):
                 aval = _aval_of(v)
                 if tuple(aval.shape) != o.shape or np.dtype(aval.dtype) != o.dtype:
-                    raise ExportError(f"internal: {eqn.primitive.name} at {where(eqn)} wrote {o.type}, "
+                    raise ExportError(f"internal: {eqn.primitive.name} at {self.where(eqn)} wrote {o.type}, "
                                       f"JAX has {tensor_type(aval.shape, aval.dtype)}")
                 env[v] = o
         return [self.read(region, env, x) for x in jaxpr.outvars]
@@ -339,7 +399,8 @@ class _FunctionWriter:
         xs = []
         for x in ins:
             if x.dtype != dtype:
-                raise UnsupportedTypeError(f"jx.{op} needs operands of one dtype, got {x.dtype} and {dtype}")
+                raise UnsupportedTypeError(f"{op} at {self.outer_where or '?'}: jx.{op} needs operands "
+                                           f"of one dtype, got {x.dtype} and {dtype}")
             xs.append(self.broadcast(region, x, shape, loc))
         t = tensor_type(shape, dtype)
         rdtype = np.dtype(bool) if compare else dtype
@@ -353,9 +414,19 @@ class _FunctionWriter:
 
     # -- one equation ---------------------------------------------------------------------------
     def eqn(self, region, eqn, ins):
+        loc = self.loc(eqn)
+        here = self.where(eqn)
+        # Equations inside this one (an inlined call, a scan's body) without a user line of their
+        # own are reported at this one's.
+        saved, self.outer_where = self.outer_where, here
+        try:
+            return self._eqn(region, eqn, ins, loc, here)
+        finally:
+            self.outer_where = saved
+
+    def _eqn(self, region, eqn, ins, loc, here):
         name = eqn.primitive.name
         p = eqn.params
-        loc = self.loc(eqn)
         outs = [_aval_of(v) for v in eqn.outvars]
         out = outs[0] if outs else None
 
@@ -365,7 +436,7 @@ class _FunctionWriter:
                     continue
                 if k == "accuracy" and v is None:
                     continue
-                raise UnsupportedTypeError(f"{name} at {where(eqn)}: parameter {k}={v!r} has no jx counterpart")
+                raise UnsupportedTypeError(f"{name} at {here}: parameter {k}={v!r} has no jx counterpart")
 
         if name in _INLINE:
             saved, self.outer_loc = self.outer_loc, loc
@@ -378,6 +449,12 @@ class _FunctionWriter:
             return self.elementwise(region, name, ins, out, loc)
         if name in _BINARY:
             check_params(("out_dtype",) if p.get("out_dtype") is None else ())
+            if name == "pow":
+                # JAX's pow takes an integer exponent with a float base (`x ** n` for an array n,
+                # optax's bias correction `b1 ** count`) and lowers it with the exponent converted to
+                # the base's dtype; jx.pow takes one dtype, so the conversion is written out.
+                ins = [self.convert(region, v, out.dtype, loc) if v.dtype != np.dtype(out.dtype)
+                       and v.dtype.kind in "iub" else v for v in ins]
             return self.elementwise(region, _BINARY[name], ins, out, loc)
         if name in _COMPARE:
             check_params(())
@@ -426,7 +503,7 @@ class _FunctionWriter:
             (lc, rc), (lb, rb) = p["dimension_numbers"]
             a, b = ins
             if a.dtype != b.dtype:
-                raise UnsupportedTypeError(f"dot_general at {where(eqn)} mixes {a.dtype} and {b.dtype}; "
+                raise UnsupportedTypeError(f"dot_general at {here} mixes {a.dtype} and {b.dtype}; "
                                            "jx.dot_general needs one operand dtype")
             attrs = ""
             if np.dtype(out.dtype) != a.dtype:
@@ -439,7 +516,7 @@ class _FunctionWriter:
             check_params(("shape", "broadcast_dimensions"))
             x = ins[0]
             if len(ins) != 1:
-                raise UnsupportedTypeError(f"broadcast_in_dim at {where(eqn)} has dynamic shape operands")
+                raise UnsupportedTypeError(f"broadcast_in_dim at {here} has dynamic shape operands")
             if x.shape == tuple(out.shape):
                 return [x]
             return self.unary_to(region, f"jx.broadcast_in_dim {x.name}, dims = {_ints(p['broadcast_dimensions'])}",
@@ -448,7 +525,7 @@ class _FunctionWriter:
             check_params(("new_sizes", "dimensions") if p.get("dimensions") is None else ("new_sizes",))
             x = ins[0]
             if len(ins) != 1:
-                raise UnsupportedTypeError(f"reshape at {where(eqn)} has dynamic shape operands")
+                raise UnsupportedTypeError(f"reshape at {here} has dynamic shape operands")
             if x.shape == tuple(out.shape):
                 return [x]
             return self.unary_to(region, f"jx.reshape {x.name}", x, out, loc)
@@ -520,7 +597,7 @@ class _FunctionWriter:
             check_params(("dimension_numbers", "indices_are_sorted", "unique_indices", "mode", "update_jaxpr",
                           "update_consts"))
             if p["update_consts"]:
-                raise UnsupportedTypeError(f"scatter-add at {where(eqn)}: update_consts are not supported")
+                raise UnsupportedTypeError(f"scatter-add at {here}: update_consts are not supported")
             return self.scatter_add(region, eqn, ins, out, loc)
         if name == "pad":
             check_params(("padding_config",))
@@ -546,7 +623,7 @@ class _FunctionWriter:
             check_params(("axes", "index_dtype"))
             x = ins[0]
             if len(p["axes"]) != 1:
-                raise UnsupportedTypeError(f"argmax at {where(eqn)} over {len(p['axes'])} axes; jx.argmax takes one")
+                raise UnsupportedTypeError(f"argmax at {here} over {len(p['axes'])} axes; jx.argmax takes one")
             return self.unary_to(region, f"jx.argmax {x.name}, axis = {int(p['axes'][0])}", x, out, loc)
         if name == "cumsum":
             check_params(("axis", "reverse"))
@@ -573,12 +650,23 @@ class _FunctionWriter:
             return self.cond(region, eqn, ins, loc)
         if name == "while":
             return self.while_(region, eqn, ins, loc)
-        raise UnsupportedPrimitiveError({name: where(eqn)})
+        raise UnsupportedPrimitiveError({name: here})
+
+    # -- gathers and scatter-adds ---------------------------------------------------------------
+    # jx has two: jx.take (whole slices at run-time indices along one axis) and its transpose
+    # jx.scatter_add. A gather of whole slices along one axis (jnp.take, x[ids], Flax's Embed) is one
+    # jx.take along that axis. Any other that picks single elements along its indexed and batching
+    # dimensions and takes the whole extent of the others (x[i, j], x[jnp.arange(n), ids],
+    # jnp.take_along_axis, whose JAX 0.10 gather has batching dimensions) is, as XLA's gather
+    # expanders write it, a jx.take along axis 0 of the operand with those dimensions moved to the
+    # front and flattened into one: its row index is the row-major index computed from the clamped
+    # indices and, for batching dimensions, the position in the batch (a jx.iota). Scatter-adds the
+    # same with jx.scatter_add. Gathers of partial windows (lax.dynamic_slice-like ones) are refused.
 
     @staticmethod
-    def _one_axis(eqn, x, idx, batching, collapsed, index_map, window_dims, full_slices=True):
+    def _one_axis(x, idx, batching, collapsed, index_map, window_dims, full_slices=True):
         """The axis of a gather/scatter that moves whole slices along one axis of `x` (the jx.take /
-        jx.scatter_add form), the indices' batch shape, and the flattened count; else an error."""
+        jx.scatter_add form), the indices' batch shape, and the flattened count; None for any other."""
         rank = len(x.shape)
         ok = (not batching and len(index_map) == 1 and tuple(collapsed) == tuple(index_map)
               and len(idx.shape) >= 1 and idx.shape[-1] == 1 and full_slices)
@@ -586,14 +674,113 @@ class _FunctionWriter:
             a, batch = int(index_map[0]), tuple(idx.shape[:-1])
             ok = tuple(window_dims) == tuple(range(a)) + tuple(range(a + len(batch), rank - 1 + len(batch)))
         if not ok:
-            raise UnsupportedTypeError(
-                f"{eqn.primitive.name} at {where(eqn)}: jx.take and jx.scatter_add express gathers and scatters "
-                f"of whole slices along one axis (jnp.take, x[ids], x.at[ids].add); this one has "
-                f"{eqn.params['dimension_numbers']}")
-        if idx.dtype not in (np.dtype("int32"), np.dtype("int64")):
-            raise UnsupportedTypeError(f"{eqn.primitive.name} at {where(eqn)}: indices must be int32/int64, "
-                                       f"got {idx.type}")
+            return None
         return a, batch, int(np.prod(batch, dtype=np.int64))
+
+    def _check_index_dtype(self, eqn, idx):
+        if idx.dtype not in (np.dtype("int32"), np.dtype("int64")):
+            raise UnsupportedTypeError(f"{eqn.primitive.name} at {self.where(eqn)}: indices must be int32/int64, "
+                                       f"got {idx.type}")
+
+    def _points(self, eqn, x, idx, window, index_map, batching, idx_batching):
+        """The dimensions of `x` where a gather/scatter picks one element per index, ascending: the
+        indexed (`index_map`) and the batching ones. Its window must be 1 on those and the whole
+        extent on every other dimension; else the located error. An indexed dimension whose window
+        is its whole extent (a vmapped x[i] or lax.dynamic_slice) is one of the others: XLA clamps
+        its start to 0."""
+        rank = len(x.shape)
+        ok = window is not None and len(idx.shape) >= 1 and idx.shape[-1] == len(index_map)
+        indexed = {int(d) for d in index_map if not ok or window[int(d)] != x.shape[int(d)] or x.shape[int(d)] == 1}
+        point = sorted(indexed | {int(d) for d in batching})
+        ok = (ok and len({int(d) for d in index_map}) == len(index_map)
+              and not indexed & {int(d) for d in batching}
+              and len(batching) == len(idx_batching) and all(0 <= int(j) < len(idx.shape) - 1 for j in idx_batching)
+              and all(window[d] == (1 if d in point else x.shape[d]) for d in range(rank)))
+        if not ok:
+            sizes = "" if window is None else f" and window sizes {tuple(window)}"
+            raise UnsupportedTypeError(
+                f"{eqn.primitive.name} at {self.where(eqn)}: jx.take and jx.scatter_add express gathers and "
+                f"scatters that take whole slices along one axis, or single elements along the indexed and "
+                f"batching dimensions and the whole extent of the others (jnp.take, x[ids], x[i, j], "
+                f"jnp.take_along_axis, x.at[ids].add); this one, of {x.type} at indices {idx.type}, has "
+                f"{_dims_text(eqn.params['dimension_numbers'])}{sizes}")
+        return point
+
+    @staticmethod
+    def _transpose(region, x, perm, loc):
+        perm = [int(i) for i in perm]
+        if perm == list(range(len(perm))):
+            return x
+        shape = tuple(x.shape[i] for i in perm)
+        return region.emit(f"jx.transpose {x.name}, perm = {_ints(perm)} : {x.type} -> {tensor_type(shape, x.dtype)}",
+                           [(shape, x.dtype)], loc)[0]
+
+    def _flat_rows(self, region, x, idx, point, index_map, batching, idx_batching, in_range, loc):
+        """(rows, ok): for each index (the indices' batch dimensions flattened), the row-major position
+        of the element it picks among `x`'s `point` dimensions: the indexed dimensions' indices
+        clamped to [0, n - 1] as XLA's gather clamps them, the batching dimensions' the position in
+        the batch. With `in_range` ok says whether every index lay in [0, n - 1] (0 for an indexed
+        dimension taken whole), else None."""
+        batch = tuple(idx.shape[:-1])
+        count = int(np.prod(batch, dtype=np.int64))
+        extent = int(np.prod([x.shape[d] for d in point], dtype=np.int64))
+        if extent - 1 > np.iinfo(idx.dtype).max:
+            idx = self.convert(region, idx, np.int64, loc)
+        dt = idx.dtype
+        t, b1 = tensor_type(batch, dt), np.dtype(bool)
+        tb = tensor_type(batch, b1)
+
+        def op(text, dtype=dt):
+            return region.emit(text, [(batch, dtype)], loc)[0]
+        comps, ok = {}, None
+        for k, d in enumerate(index_map):
+            d = int(d)
+            one = batch + (1,)
+            c = region.emit(f"jx.slice {idx.name}, start = {_ints([0] * len(batch) + [k])}, limit = "
+                            f"{_ints(list(batch) + [k + 1])}, strides = {_ints([1] * len(idx.shape))} : "
+                            f"{idx.type} -> {tensor_type(one, dt)}", [(one, dt)], loc)[0]
+            c = self._reshape(region, c, batch, loc)
+            lo = region.constant(np.zeros(batch), dt)
+            hi = region.constant(np.full(batch, x.shape[d] - 1 if d in point else 0), dt)
+            if in_range:
+                ge = op(f"jx.ge {c.name}, {lo.name} : {t}", b1)
+                le = op(f"jx.le {c.name}, {hi.name} : {t}", b1)
+                inside = op(f"jx.and {ge.name}, {le.name} : {tb}", b1)
+                ok = inside if ok is None else op(f"jx.and {ok.name}, {inside.name} : {tb}", b1)
+            if d not in point:
+                continue
+            c = op(f"jx.max {c.name}, {lo.name} : {t}")
+            comps[d] = op(f"jx.min {c.name}, {hi.name} : {t}")
+        for d, j in zip(batching, idx_batching):
+            comps[int(d)] = op(f"jx.iota dim = {int(j)} : {t}")
+        rows, stride = None, 1
+        for d in reversed(point):
+            c = comps[d]
+            if stride != 1:
+                c = op(f"jx.mul {c.name}, {region.constant(np.full(batch, stride), dt).name} : {t}")
+            rows = c if rows is None else op(f"jx.add {rows.name}, {c.name} : {t}")
+            stride *= x.shape[d]
+        if rows is None:
+            rows = region.constant(np.zeros(batch), dt)
+        rows = self._reshape(region, rows, (count,), loc)
+        return rows, (None if ok is None else self._reshape(region, ok, (count,), loc))
+
+    def _table(self, region, x, point, loc):
+        """`x` with its `point` dimensions moved to the front and flattened into one (row-major)."""
+        rest = [d for d in range(len(x.shape)) if d not in point]
+        xt = self._transpose(region, x, point + rest, loc)
+        extent = int(np.prod([x.shape[d] for d in point], dtype=np.int64))
+        return xt, self._reshape(region, xt, (extent,) + tuple(x.shape[d] for d in rest), loc)
+
+    @staticmethod
+    def _select_rows(region, ok, value, other, loc):
+        """select_n(ok, value, other) with `ok` (1-D) broadcast along the rows (axis 0) of `other`."""
+        b1 = np.dtype(bool)
+        if other.shape != ok.shape:
+            ok = region.emit(f"jx.broadcast_in_dim {ok.name}, dims = [0] : {ok.type} -> "
+                             f"{tensor_type(other.shape, b1)}", [(other.shape, b1)], loc)[0]
+        return region.emit(f"jx.select_n {ok.name}, {value.name}, {other.name} : {ok.type}, {other.type}, "
+                           f"{other.type}", [(other.shape, other.dtype)], loc)[0]
 
     @staticmethod
     def _in_range(region, flat, n, a, shape, loc):
@@ -617,8 +804,16 @@ class _FunctionWriter:
         return region.emit(f"jx.reshape {x.name} : {x.type} -> {tensor_type(shape, x.dtype)}",
                            [(shape, x.dtype)], loc)[0]
 
+    @staticmethod
+    def _fill_value(p, dtype):
+        fill = p["fill_value"]
+        if fill is None:  # jnp.take's defaults
+            fill = (np.nan if np.issubdtype(dtype, np.inexact) else True if dtype == np.dtype(bool)
+                    else np.iinfo(dtype).min)
+        return fill
+
     def gather(self, region, eqn, ins, out, loc):
-        """A gather of whole slices along one axis (jnp.take, `x[ids]`) as jx.take.
+        """A gather as jx.take (see above).
 
         jx.take clamps indices (XLA's CLIP, and what PROMISE_IN_BOUNDS does); FILL_OR_DROP, jnp.take's
         default, gives the fill value where an index is outside [0, n): those rows are selected after.
@@ -626,40 +821,79 @@ class _FunctionWriter:
         x, idx = ins
         p = eqn.params
         dn, sizes = p["dimension_numbers"], tuple(int(s) for s in p["slice_sizes"])
+        self._check_index_dtype(eqn, idx)
+        fill_mode = getattr(p["mode"], "name", str(p["mode"])) == "FILL_OR_DROP"
         a = int(dn.start_index_map[0]) if len(dn.start_index_map) == 1 else 0
         full = sizes == tuple(1 if d == a else int(x.shape[d]) for d in range(len(x.shape)))
-        a, _, count = self._one_axis(eqn, x, idx, dn.operand_batching_dims, dn.collapsed_slice_dims,
-                                     dn.start_index_map, dn.offset_dims, full)
+        one = self._one_axis(x, idx, dn.operand_batching_dims, dn.collapsed_slice_dims,
+                             dn.start_index_map, dn.offset_dims, full)
+        if one is None:
+            return self._gather_points(region, eqn, x, idx, out, loc, fill_mode)
+        a, _, count = one
         flat = self._reshape(region, idx, (count,), loc)
         shape = tuple(x.shape[:a]) + (count,) + tuple(x.shape[a + 1:])
         t = tensor_type(shape, x.dtype)
         taken = region.emit(f"jx.take {x.name}[{flat.name}], axis = {a} : {x.type}, {flat.type} -> {t}",
                             [(shape, x.dtype)], loc)[0]
-        if getattr(p["mode"], "name", str(p["mode"])) == "FILL_OR_DROP":
-            fill = p["fill_value"]
-            if fill is None:  # jnp.take's defaults
-                fill = (np.nan if np.issubdtype(x.dtype, np.inexact) else True if x.dtype == np.dtype(bool)
-                        else np.iinfo(x.dtype).min)
+        if fill_mode:
             ok = self._in_range(region, flat, x.shape[a], a, shape, loc)
-            filler = region.constant(np.full(shape, fill), x.dtype)
+            filler = region.constant(np.full(shape, self._fill_value(p, x.dtype)), x.dtype)
             taken = region.emit(f"jx.select_n {ok.name}, {filler.name}, {taken.name} : {ok.type}, {t}, {t}",
                                 [(shape, x.dtype)], loc)[0]
         return [self._reshape(region, taken, out.shape, loc)]
 
+    def _gather_points(self, region, eqn, x, idx, out, loc, fill_mode):
+        p = eqn.params
+        dn, sizes = p["dimension_numbers"], tuple(int(s) for s in p["slice_sizes"])
+        point = self._points(eqn, x, idx, sizes, dn.start_index_map, dn.operand_batching_dims,
+                             dn.start_indices_batching_dims)
+        rest = [d for d in range(len(x.shape)) if d not in point]
+        _, table = self._table(region, x, point, loc)
+        rows, ok = self._flat_rows(region, x, idx, point, dn.start_index_map, dn.operand_batching_dims,
+                                   dn.start_indices_batching_dims, fill_mode, loc)
+        shape = (rows.shape[0],) + tuple(x.shape[d] for d in rest)
+        taken = region.emit(f"jx.take {table.name}[{rows.name}], axis = 0 : {table.type}, {rows.type} -> "
+                            f"{tensor_type(shape, x.dtype)}", [(shape, x.dtype)], loc)[0]
+        if ok is not None:
+            filler = region.constant(np.full(shape, self._fill_value(p, x.dtype)), x.dtype)
+            taken = self._select_rows(region, ok, filler, taken, loc)
+        # The result: the indices' batch dimensions, with the slice's (the operand's dimensions
+        # neither collapsed nor batching, in order) at offset_dims.
+        batch = tuple(idx.shape[:-1])
+        offset = [d for d in range(len(x.shape))
+                  if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims]
+        taken = self._reshape(region, taken, batch + tuple(sizes[d] for d in offset), loc)
+        offset_dims, perm, b = [int(j) for j in dn.offset_dims], [], 0
+        for j in range(len(out.shape)):
+            if j in offset_dims:
+                perm.append(len(batch) + offset_dims.index(j))
+            else:
+                perm.append(b)
+                b += 1
+        return [self._transpose(region, taken, perm, loc)]
+
     def scatter_add(self, region, eqn, ins, out, loc):
-        """`x.at[ids].add(u)` along one axis as jx.scatter_add; FILL_OR_DROP (the default) drops
-        the updates whose index is outside [0, n), so they are zeroed first (jx clamps)."""
+        """`x.at[ids].add(u)` as jx.scatter_add (see above); FILL_OR_DROP (the default) drops the
+        updates whose index is outside [0, n), so they are zeroed first (jx clamps)."""
         x, idx, u = ins
         p = eqn.params
         dn = p["dimension_numbers"]
-        a, _, count = self._one_axis(eqn, x, idx, dn.operand_batching_dims, dn.inserted_window_dims,
-                                     dn.scatter_dims_to_operand_dims, dn.update_window_dims)
+        self._check_index_dtype(eqn, idx)
         if u.dtype != x.dtype:
-            raise UnsupportedTypeError(f"scatter-add at {where(eqn)}: updates {u.type} for {x.type}")
+            raise UnsupportedTypeError(f"scatter-add at {self.where(eqn)}: updates {u.type} for {x.type}")
+        drop = getattr(p["mode"], "name", str(p["mode"])) == "FILL_OR_DROP"
+        one = self._one_axis(x, idx, dn.operand_batching_dims, dn.inserted_window_dims,
+                             dn.scatter_dims_to_operand_dims, dn.update_window_dims)
+        if one is not None:
+            a, _, count = one
+            shape = tuple(x.shape[:a]) + (count,) + tuple(x.shape[a + 1:])
+            if int(np.prod(u.shape, dtype=np.int64)) != int(np.prod(shape, dtype=np.int64)):
+                one = None  # partial windows
+        if one is None:
+            return self._scatter_points(region, eqn, x, idx, u, loc, drop)
         flat = self._reshape(region, idx, (count,), loc)
-        shape = tuple(x.shape[:a]) + (count,) + tuple(x.shape[a + 1:])
         rows = self._reshape(region, u, shape, loc)
-        if getattr(p["mode"], "name", str(p["mode"])) == "FILL_OR_DROP":
+        if drop:
             ok = self._in_range(region, flat, x.shape[a], a, shape, loc)
             zeros = region.constant(np.zeros(shape), x.dtype)
             t = tensor_type(shape, x.dtype)
@@ -668,10 +902,41 @@ class _FunctionWriter:
         return region.emit(f"jx.scatter_add {x.name}[{flat.name}], {rows.name}, axis = {a} : {x.type}, "
                            f"{flat.type}, {rows.type}", [(tuple(x.shape), x.dtype)], loc)
 
+    def _scatter_points(self, region, eqn, x, idx, u, loc, drop):
+        dn = eqn.params["dimension_numbers"]
+        rank = len(x.shape)
+        uwd = [int(j) for j in dn.update_window_dims]
+        # The window: the updates' sizes at update_window_dims for the operand's dimensions neither
+        # inserted nor batching (in order), 1 on those.
+        offset = [d for d in range(rank) if d not in dn.inserted_window_dims and d not in dn.operand_batching_dims]
+        window = None
+        if len(offset) == len(uwd) and len(u.shape) == len(idx.shape) - 1 + len(uwd):
+            window = [1] * rank
+            for d, j in zip(offset, uwd):
+                window[d] = u.shape[j]
+        point = self._points(eqn, x, idx, window, dn.scatter_dims_to_operand_dims, dn.operand_batching_dims,
+                             dn.scatter_indices_batching_dims)
+        rest = [d for d in range(rank) if d not in point]
+        xt, table = self._table(region, x, point, loc)
+        rows, ok = self._flat_rows(region, x, idx, point, dn.scatter_dims_to_operand_dims,
+                                   dn.operand_batching_dims, dn.scatter_indices_batching_dims, drop, loc)
+        # The updates: their scatter dimensions (the indices' batch ones, in order) first, then the window.
+        shape = (rows.shape[0],) + tuple(x.shape[d] for d in rest)
+        ut = self._transpose(region, u, [j for j in range(len(u.shape)) if j not in uwd] + uwd, loc)
+        upd = self._reshape(region, ut, shape, loc)
+        if ok is not None:
+            upd = self._select_rows(region, ok, region.constant(np.zeros(shape), x.dtype), upd, loc)
+        res = region.emit(f"jx.scatter_add {table.name}[{rows.name}], {upd.name}, axis = 0 : {table.type}, "
+                          f"{rows.type}, {upd.type}", [(table.shape, x.dtype)], loc)[0]
+        res = self._reshape(region, res, xt.shape, loc)
+        perm = point + rest
+        inverse = [perm.index(d) for d in range(rank)]
+        return [self._transpose(region, res, inverse, loc)]
+
     def _check_indices(self, eqn, idx):
         for i in idx:
             if i.shape != () or i.dtype not in (np.dtype("int32"), np.dtype("int64")):
-                raise UnsupportedTypeError(f"{eqn.primitive.name} at {where(eqn)}: start indices must be "
+                raise UnsupportedTypeError(f"{eqn.primitive.name} at {self.where(eqn)}: start indices must be "
                                            f"0-d int32/int64, got {i.type}")
 
     def _functional(self, ins, outs):
@@ -712,7 +977,7 @@ class _FunctionWriter:
         index, ops = ins[0], ins[1:]
         outs = [_aval_of(v) for v in eqn.outvars]
         if index.shape != () or index.dtype not in (np.dtype(bool), np.dtype("int32")):
-            raise UnsupportedTypeError(f"cond at {where(eqn)}: index must be 0-d int32 or bool, got {index.type}")
+            raise UnsupportedTypeError(f"cond at {self.where(eqn)}: index must be 0-d int32 or bool, got {index.type}")
         blocks = []
         for br in p["branches"]:
             lines = self.block(region, br, [(x.shape, x.dtype) for x in ops])
@@ -817,6 +1082,7 @@ class Module:
 
     def _function(self, name, closed, names):
         w = _FunctionWriter(self.locations)
+        w.outer_where = caller_where()
         region = _Region(w, 4)
         args = []
         for v, n in zip(closed.jaxpr.invars, names):

@@ -161,7 +161,7 @@ def run_compiled(module_text, fn, args, vjp=False, split=False):
         cmd = [path, "--fn", fn, "--output-dir", os.path.join(tmp, "out")]
         for i, a in enumerate(args):
             p = os.path.join(tmp, f"arg{i}.npy")
-            np.save(p, np.ascontiguousarray(a))
+            np.save(p, np.asarray(a, order="C"))  # ascontiguousarray would make 0-d arrays 1-d
             cmd += ["--input", p]
         if vjp:
             cmd.append("--vjp")
