@@ -281,7 +281,7 @@ def JxGpuInterchangeReductionsPass
 }
 
 def JxGpuParallelScattersPass
-    : Pass<"jx-gpu-parallel-scatters", "mlir::func::FuncOp"> {
+    : Pass<"jx-gpu-parallel-scatters", "mlir::ModuleOp"> {
   let summary = "Run a scatter-add's loop over its indices inside one kernel";
   let description = [{
     Runs after `convert-linalg-to-parallel-loops`, before
@@ -299,7 +299,10 @@ def JxGpuParallelScattersPass
     drops unit ones) at exactly the parallel loop's induction variables, so
     threads own disjoint elements, and the indices and updates it loads are
     not written in the loop. A loop whose rows are single elements (no
-    `scf.parallel`) runs whole in a one-thread kernel.
+    `scf.parallel`) runs whole in a one-thread kernel. Loops that touch the
+    host's stack buffers, or store anywhere but views made in the loop (a
+    reduction into one element, which jx-gpu-kernelize-host-code runs by
+    blocks), are left alone.
 
     ```mlir
     scf.for %k = %c0 to %c8 step %c1 {          scf.parallel (%s) = (%c0) to (%c16) {

@@ -24,6 +24,7 @@
 
 #include "conversion/nvvm/ElementReduction.h"
 #include "conversion/nvvm/GpuPasses.h"
+#include "conversion/nvvm/HostMemory.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -223,17 +224,6 @@ LogicalResult readThroughRuntime(memref::LoadOp load, func::FuncOp readScalar) {
   return success();
 }
 
-/// Whether `buffer` (through casts) is a stack buffer, or an argument of a
-/// host function.
-bool isHostMemory(Value buffer, const llvm::DenseSet<Operation *> &hostFunctions) {
-  while (auto cast = buffer.getDefiningOp<memref::CastOp>())
-    buffer = cast.getSource();
-  if (buffer.getDefiningOp<memref::AllocaOp>())
-    return true;
-  auto arg = dyn_cast<BlockArgument>(buffer);
-  return arg && hostFunctions.contains(arg.getOwner()->getParentOp());
-}
-
 /// How many of the buffers `op` (and what it nests) loads, stores or copies
 /// are host memory, and how many are not.
 std::pair<int, int> countBuffers(Operation *op,
@@ -251,24 +241,6 @@ std::pair<int, int> countBuffers(Operation *op,
       ++(isHostMemory(buffer, hostFunctions) ? host : device);
   });
   return {host, device};
-}
-
-/// Private functions whose every call passes stack buffers for every buffer
-/// argument (the deallocation pipeline's alias-check helper): host code.
-llvm::DenseSet<Operation *> hostFunctions(ModuleOp module) {
-  llvm::DenseSet<Operation *> host, notHost;
-  module.walk([&](func::CallOp call) {
-    auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
-    if (!callee || callee.isExternal() || callee.isPublic())
-      return;
-    bool onStack = llvm::all_of(call.getOperands(), [&](Value v) {
-      return !isa<MemRefType>(v.getType()) || isHostMemory(v, /*hostFunctions=*/{});
-    });
-    (onStack ? host : notHost).insert(callee);
-  });
-  for (Operation *fn : notHost)
-    host.erase(fn);
-  return host;
 }
 
 /// The ops of host code (outside what becomes a kernel), innermost last.

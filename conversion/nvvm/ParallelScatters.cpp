@@ -9,8 +9,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "conversion/nvvm/GpuPasses.h"
+#include "conversion/nvvm/HostMemory.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -68,8 +70,22 @@ bool indexesRowAt(Value memref, ValueRange indices, ValueRange ivs, scf::ForOp l
 
 /// The loop's single scf.parallel (null if it has none), or failure when
 /// its body is not of the scatter form.
-FailureOr<scf::ParallelOp> scatterShape(scf::ForOp loop) {
+FailureOr<scf::ParallelOp> scatterShape(scf::ForOp loop,
+                                        const llvm::DenseSet<Operation *> &host) {
   if (loop.getNumResults() != 0)
+    return failure();
+  // Stores go to views the loop makes (a scatter's rows), never to a buffer
+  // itself (a reduction's element), and nothing touched is the host's.
+  bool deviceRows = true;
+  loop.getBody()->walk([&](Operation *op) {
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      auto view = store.getMemref().getDefiningOp<memref::SubViewOp>();
+      deviceRows &= view && loop->isAncestor(view) && !mlir::cotangent::isHostMemory(rootOf(view), host);
+    } else if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      deviceRows &= !mlir::cotangent::isHostMemory(rootOf(load.getMemref()), host);
+    }
+  });
+  if (!deviceRows)
     return failure();
   scf::ParallelOp inner;
   llvm::SmallPtrSet<Value, 4> written;
@@ -155,13 +171,17 @@ struct ParallelScatters
   void runOnOperation() override {
     // Outermost host loops only: a loop already inside a parallel loop is
     // device code.
+    llvm::DenseSet<Operation *> host = mlir::cotangent::hostFunctions(getOperation());
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
+      auto fn = loop->getParentOfType<func::FuncOp>();
+      if (!fn || host.contains(fn))
+        return;
       if (!loop->getParentOfType<scf::ParallelOp>() && !loop->getParentOfType<scf::ForOp>())
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops) {
-      FailureOr<scf::ParallelOp> inner = scatterShape(loop);
+      FailureOr<scf::ParallelOp> inner = scatterShape(loop, host);
       if (failed(inner))
         continue;
       if (*inner)

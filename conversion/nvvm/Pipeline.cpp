@@ -90,7 +90,7 @@ void cotangent::buildJxToNVVMPipeline(OpPassManager &pm, const JxToNVVMOptions &
   // Parallel loops to kernels.
   pm.addNestedPass<func::FuncOp>(createJxGpuInterchangeReductionsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
-  pm.addNestedPass<func::FuncOp>(createJxGpuParallelScattersPass());
+  pm.addPass(createJxGpuParallelScattersPass());
   pm.addPass(createJxGpuKernelizeHostCodePass());
   pm.addNestedPass<func::FuncOp>(createJxGpuBlockReductionsPass());
   pm.addNestedPass<func::FuncOp>(createJxGpuVectorizeAccessesPass(

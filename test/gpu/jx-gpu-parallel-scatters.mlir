@@ -1,4 +1,4 @@
-// RUN: cotangent-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(jx-gpu-parallel-scatters))" | FileCheck %s
+// RUN: cotangent-opt %s --split-input-file --jx-gpu-parallel-scatters | FileCheck %s
 // RUN: cotangent-opt %s --split-input-file --jx-to-nvvm | FileCheck %s --check-prefix=NVVM
 
 // jx.scatter_add's loop over its indices, each adding one row in place:

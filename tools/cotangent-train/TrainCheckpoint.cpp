@@ -1,0 +1,222 @@
+//===- TrainCheckpoint.cpp - cotangent-train's checkpoints -----------------===//
+
+#include "tools/cotangent-train/TrainCheckpoint.h"
+
+#include "tracer/Array.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <regex>
+
+using namespace cotangent;
+using namespace cotangent::train;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char *kOptPrefix = "opt_state/";
+constexpr const char *kFormat = "cotangent-train/1";
+
+std::string safetensorsDtype(DType d) {
+  switch (d) {
+  case DType::F32: return "F32";
+  case DType::F64: return "F64";
+  case DType::BF16: return "BF16";
+  case DType::F16: return "F16";
+  case DType::I32: return "I32";
+  case DType::I64: return "I64";
+  case DType::Bool: return "BOOL";
+  default: return "";
+  }
+}
+
+safetensors::Tensor toTensor(const interp::Tensor &t) {
+  return {safetensorsDtype(array::dtype(t)), array::shape(t),
+          std::string(static_cast<const char *>(t.data()), static_cast<size_t>(t.getByteSize()))};
+}
+
+/// `t` read back into `like`'s dtype and shape, or the reason it cannot be.
+std::optional<interp::Tensor> fromTensor(const safetensors::Tensor &t, const interp::Tensor &like,
+                                         std::string &error) {
+  const std::string want = safetensorsDtype(array::dtype(like));
+  if (t.dtype != want || t.shape != array::shape(like)) {
+    std::string shape;
+    for (int64_t d : t.shape)
+      shape += (shape.empty() ? "" : ",") + std::to_string(d);
+    error = "is " + t.dtype + "[" + shape + "], the run needs " + array::str(like);
+    return std::nullopt;
+  }
+  return array::fromBytes(t.bytes.data(), static_cast<size_t>(like.getNumElements()),
+                          array::shape(like), array::dtype(like));
+}
+
+/// Every parameter leaf with its HF name, writable.
+std::vector<std::pair<std::string, interp::Tensor *>> namedLeaves(HostParams &params) {
+  std::vector<std::pair<std::string, interp::Tensor *>> out;
+  auto add = [&](const std::string &prefix, gpt2::Dict<interp::Tensor> &d) {
+    for (auto &[k, t] : d)
+      out.emplace_back(prefix + "." + k, &t);
+  };
+  add("wte", params.wte);
+  add("wpe", params.wpe);
+  for (size_t i = 0; i < params.h.size(); ++i) {
+    const std::string b = "h." + std::to_string(i) + ".";
+    add(b + "ln_1", params.h[i].ln_1);
+    add(b + "attn.c_attn", params.h[i].attn.c_attn);
+    add(b + "attn.c_proj", params.h[i].attn.c_proj);
+    add(b + "ln_2", params.h[i].ln_2);
+    add(b + "mlp.c_fc", params.h[i].mlp.c_fc);
+    add(b + "mlp.c_proj", params.h[i].mlp.c_proj);
+  }
+  add("ln_f", params.ln_f);
+  return out;
+}
+
+} // namespace
+
+safetensors::File train::toFile(const TrainState &state, const RunIdentity &run) {
+  safetensors::File file;
+  HostParams params = state.params;
+  for (auto &[name, t] : namedLeaves(params))
+    file.tensors[name] = toTensor(*t);
+  for (const auto &[key, t] : state.opt_state)
+    file.tensors[kOptPrefix + key] = toTensor(t);
+  file.metadata = {{"format", kFormat},
+                   {"step", std::to_string(state.step)},
+                   {"data_position", std::to_string(state.step)},
+                   {"seed", std::to_string(run.seed)},
+                   {"preset", run.preset},
+                   {"batch", std::to_string(run.batch)},
+                   {"seq", std::to_string(run.seq)}};
+  return file;
+}
+
+std::optional<TrainState> train::fromFile(const safetensors::File &file, const TrainState &like,
+                                          const RunIdentity &run, std::string &error) {
+  auto meta = [&](const std::string &key) {
+    auto it = file.metadata.find(key);
+    return it == file.metadata.end() ? std::string() : it->second;
+  };
+  if (meta("format") != kFormat) {
+    error = "not a cotangent-train checkpoint (format '" + meta("format") + "')";
+    return std::nullopt;
+  }
+  const std::pair<const char *, std::string> identity[] = {
+      {"preset", run.preset},
+      {"batch", std::to_string(run.batch)},
+      {"seq", std::to_string(run.seq)},
+      {"seed", std::to_string(run.seed)}};
+  for (const auto &[key, want] : identity)
+    if (meta(key) != want) {
+      error = "made by a run with " + std::string(key) + " " + meta(key) + ", this one has " + want;
+      return std::nullopt;
+    }
+  TrainState state = like;
+  size_t used = 0;
+  auto take = [&](const std::string &name, interp::Tensor &leaf) {
+    auto it = file.tensors.find(name);
+    if (it == file.tensors.end()) {
+      error = "tensor '" + name + "' is missing";
+      return false;
+    }
+    std::string why;
+    std::optional<interp::Tensor> t = fromTensor(it->second, leaf, why);
+    if (!t) {
+      error = "tensor '" + name + "' " + why;
+      return false;
+    }
+    leaf = *t;
+    ++used;
+    return true;
+  };
+  for (auto &[name, leaf] : namedLeaves(state.params))
+    if (!take(name, *leaf))
+      return std::nullopt;
+  for (auto &[key, leaf] : state.opt_state)
+    if (!take(kOptPrefix + key, leaf))
+      return std::nullopt;
+  if (used != file.tensors.size()) {
+    error = "holds " + std::to_string(file.tensors.size() - used) + " tensors this run does not have";
+    return std::nullopt;
+  }
+  try {
+    state.step = std::stoull(meta("step"));
+  } catch (const std::exception &) {
+    error = "its step '" + meta("step") + "' is not a number";
+    return std::nullopt;
+  }
+  return state;
+}
+
+std::optional<std::string> train::loadHfWeights(const safetensors::File &file, HostParams &params) {
+  for (auto &[name, leaf] : namedLeaves(params)) {
+    auto it = file.tensors.find(name);
+    if (it == file.tensors.end())
+      it = file.tensors.find("transformer." + name);
+    if (it == file.tensors.end())
+      return "tensor '" + name + "' is missing";
+    std::string why;
+    std::optional<interp::Tensor> t = fromTensor(it->second, *leaf, why);
+    if (!t)
+      return "tensor '" + it->first + "' " + why;
+    *leaf = *t;
+  }
+  return std::nullopt;
+}
+
+std::string train::checkpointPath(const std::string &dir, uint64_t step) {
+  char name[64];
+  std::snprintf(name, sizeof name, "step-%08llu.safetensors", static_cast<unsigned long long>(step));
+  return (fs::path(dir) / name).string();
+}
+
+namespace {
+
+/// The checkpoints of `dir` by step, newest first.
+std::vector<std::pair<uint64_t, std::string>> checkpointsIn(const std::string &dir) {
+  std::vector<std::pair<uint64_t, std::string>> found;
+  std::error_code ec;
+  static const std::regex pattern("step-([0-9]{8,})\\.safetensors");
+  for (const fs::directory_entry &e : fs::directory_iterator(dir, ec)) {
+    std::smatch m;
+    std::string name = e.path().filename().string();
+    if (std::regex_match(name, m, pattern))
+      found.emplace_back(std::stoull(m[1].str()), e.path().string());
+  }
+  std::sort(found.rbegin(), found.rend());
+  return found;
+}
+
+} // namespace
+
+std::optional<std::string> train::saveCheckpoint(const std::string &dir, const TrainState &state,
+                                                 const RunIdentity &run, int64_t keep) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    return dir + ": " + ec.message();
+  if (auto error = safetensors::writeAtomically(checkpointPath(dir, state.step), toFile(state, run)))
+    return error;
+  std::vector<std::pair<uint64_t, std::string>> all = checkpointsIn(dir);
+  for (size_t i = static_cast<size_t>(std::max<int64_t>(keep, 1)); i < all.size(); ++i)
+    fs::remove(all[i].second, ec);
+  return std::nullopt;
+}
+
+std::optional<TrainState>
+train::latestCheckpoint(const std::string &dir, const TrainState &like, const RunIdentity &run,
+                        const std::function<void(const std::string &)> &refused) {
+  for (const auto &[step, path] : checkpointsIn(dir)) {
+    std::string error;
+    std::optional<safetensors::File> file = safetensors::read(path, error);
+    if (!file) {
+      refused(error);
+      continue;
+    }
+    if (std::optional<TrainState> state = fromFile(*file, like, run, error))
+      return state;
+    refused(path + ": " + error);
+  }
+  return std::nullopt;
+}

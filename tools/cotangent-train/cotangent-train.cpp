@@ -1,0 +1,335 @@
+//===- cotangent-train.cpp - GPT-2 training from one command ---------------===//
+//
+//   cotangent-train prepare TEXT SHARD      byte-level tokens of a text file
+//   cotangent-train --data SHARD [flags]    trains GPT-2 on it
+//
+// The step is one compiled function (tracer/Jit.h): the loss of
+// models/gpt2, its gradient, optax's clip_by_global_norm and AdamW with a
+// warmup-cosine schedule (no weight decay on biases and LayerNorms), each
+// block under --policy. Batches come from data/Batches (a seed and the
+// step). Each step prints one line (loss, tokens/s, ms, MFU, the compiled
+// step's measured peak) and, with --log, one JSON line. With
+// --checkpoint-dir it saves every --checkpoint-every steps and at the end
+// (checkpoint/Safetensors, atomically, the last --keep kept); --resume
+// continues from the newest good checkpoint bit for bit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/common/CommandLine.h"
+#include "tools/cotangent-train/TrainCheckpoint.h"
+
+#include "data/Batches.h"
+#include "data/TokenFile.h"
+#include "models/gpt2/Model.h"
+#include "runtime/cpu/BlasCore.h"
+#include "tracer/Array.h"
+#include "tracer/Jit.h"
+#include "tracer/optim/Losses.h"
+#include "tracer/optim/Schedules.h"
+#include "tracer/optim/Transforms.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+using namespace cotangent;
+namespace cl = llvm::cl;
+
+namespace {
+
+cl::OptionCategory toolOptions("cotangent-train options");
+
+cl::list<std::string> positional(cl::Positional, cl::cat(toolOptions),
+                                 cl::desc("[prepare TEXT SHARD]"));
+cl::opt<std::string> preset(cl::cat(toolOptions), "preset", cl::init("tiny"),
+                            cl::desc("GPT-2 size: tiny, 124M, 350M, 774M or 1558M (default tiny)"));
+cl::opt<std::string> dataPath(cl::cat(toolOptions), "data",
+                              cl::desc("training tokens: an llm.c shard or a nanoGPT .bin"),
+                              cl::value_desc("file"));
+cl::opt<std::string> valPath(cl::cat(toolOptions), "val-data",
+                             cl::desc("validation tokens (default: the last 10% of --data)"),
+                             cl::value_desc("file"));
+tools::UnsignedOpt<1> steps(cl::cat(toolOptions), "steps", cl::init(100),
+                            cl::desc("optimizer steps in all (default 100)"));
+tools::UnsignedOpt<1, 65536> batch(cl::cat(toolOptions), "batch", cl::init(4),
+                                   cl::desc("sequences per step (default 4)"));
+tools::UnsignedOpt<1, 65536> seq(cl::cat(toolOptions), "seq", cl::init(64),
+                                 cl::desc("tokens per sequence, at most the preset's context (default 64)"));
+cl::opt<double> lr(cl::cat(toolOptions), "lr", cl::init(1e-3),
+                   cl::desc("peak learning rate (default 1e-3)"));
+tools::UnsignedOpt<0> warmup(cl::cat(toolOptions), "warmup", cl::init(10),
+                             cl::desc("warmup steps from 0 to --lr (default 10)"));
+cl::opt<double> weightDecay(cl::cat(toolOptions), "weight-decay", cl::init(0.1),
+                            cl::desc("AdamW's decoupled weight decay of the weights (default 0.1)"));
+cl::opt<double> clip(cl::cat(toolOptions), "clip", cl::init(1.0),
+                     cl::desc("clip gradients to this global norm (default 1.0; 0: no clipping)"));
+cl::opt<std::string> policy(cl::cat(toolOptions), "policy",
+                            cl::desc("a checkpoint per block under this policy, e.g. "
+                                     "nothing_saveable or dots_saveable (default: none)"));
+cl::opt<std::string> target(cl::cat(toolOptions), "target", cl::init("cpu"),
+                            cl::desc("cpu (the tracing API compiles for the CPU; cuda is refused)"));
+cl::opt<std::string> dtype(cl::cat(toolOptions), "dtype", cl::init("f32"),
+                           cl::desc("f32 (bf16 is refused for now)"));
+cl::opt<std::string> checkpointDir(cl::cat(toolOptions), "checkpoint-dir",
+                                   cl::desc("save checkpoints here"), cl::value_desc("dir"));
+tools::UnsignedOpt<1> checkpointEvery(cl::cat(toolOptions), "checkpoint-every", cl::init(50),
+                                      cl::desc("steps between checkpoints (default 50)"));
+tools::UnsignedOpt<1, 1000000> keep(cl::cat(toolOptions), "keep", cl::init(3),
+                                    cl::desc("checkpoints kept (default 3)"));
+cl::opt<bool> resume(cl::cat(toolOptions), "resume",
+                     cl::desc("continue from the newest good checkpoint of --checkpoint-dir"));
+cl::opt<std::string> initFrom(cl::cat(toolOptions), "init-from",
+                              cl::desc("start from a Hugging Face GPT-2 safetensors file"),
+                              cl::value_desc("file"));
+tools::UnsignedOpt<0> seed(cl::cat(toolOptions), "seed", cl::init(0),
+                           cl::desc("seed of the initialization and the batches (default 0)"));
+tools::UnsignedOpt<0> evalEvery(cl::cat(toolOptions), "eval-every", cl::init(0),
+                                cl::desc("steps between validation losses (default 0: at the end only)"));
+cl::opt<std::string> logPath(cl::cat(toolOptions), "log",
+                             cl::desc("append one JSON line per step here"), cl::value_desc("file"));
+cl::opt<double> peakTflops(cl::cat(toolOptions), "peak-tflops", cl::init(0),
+                           cl::desc("the machine's peak f32 TFLOP/s for MFU (default: measured "
+                                    "with a 1024^3 matmul at the start)"));
+
+int fail(const std::string &message) {
+  std::cerr << "cotangent-train: error: " << message << "\n";
+  return 1;
+}
+
+int prepare() {
+  if (positional.size() != 3)
+    return fail("usage: cotangent-train prepare TEXT SHARD");
+  auto text = llvm::MemoryBuffer::getFile(positional[1]);
+  if (!text)
+    return fail(positional[1] + ": " + text.getError().message());
+  std::vector<uint16_t> tokens = data::byteTokens((*text)->getBuffer());
+  if (auto error = data::writeShard(positional[2], tokens))
+    return fail(*error);
+  std::cout << "wrote " << tokens.size() << " byte tokens of " << positional[1] << " to "
+            << positional[2] << "\n";
+  return 0;
+}
+
+/// f32 TFLOP/s of this machine's compiled 1024^3 matmul (best of 3).
+double measuredPeakTflops() {
+  interp::Tensor a = array::full({1024, 1024}, 0.5);
+  auto mm = jit([](const Tensor &x, const Tensor &y) { return np::matmul(x, y); });
+  double best = 0;
+  for (int i = 0; i < 4; ++i) {
+    mm(a, a);
+    if (i > 0)
+      best = std::max(best, 2.0 * 1024 * 1024 * 1024 / mm.last_seconds() / 1e12);
+  }
+  return best;
+}
+
+interp::Tensor ints(const std::vector<int32_t> &v, int64_t b, int64_t t) {
+  return array::from(v, {b, t});
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (!cpu::reexecWithWiderBlasKernels(argv))
+    return 1;
+  tools::setUpCommandLine(toolOptions);
+  cl::ParseCommandLineOptions(argc, argv, "Cotangent: train GPT-2\n");
+  if (!positional.empty() && positional[0] == "prepare")
+    return prepare();
+  if (!positional.empty())
+    return fail("unexpected argument '" + positional[0] + "' (the only command is prepare)");
+
+  std::optional<gpt2::Config> config = gpt2::preset(preset);
+  if (!config) {
+    std::string names;
+    for (const std::string &n : gpt2::preset_names())
+      names += (names.empty() ? "" : ", ") + n;
+    return fail("--preset: no preset '" + preset + "' (" + names + ")");
+  }
+  if (target != "cpu")
+    return fail("--target " + target +
+                ": the tracing API compiles for the CPU only so far; a GPU step runs through "
+                "cotangent-run --target=cuda and cotangent-step");
+  if (dtype != "f32")
+    return fail("--dtype " + dtype + ": only f32 is implemented so far");
+  if (static_cast<int64_t>(seq) > config->block_size)
+    return fail("--seq " + std::to_string(seq) + " is longer than " + config->name +
+                "'s context of " + std::to_string(config->block_size));
+  if (dataPath.empty())
+    return fail("--data: give a token file (cotangent-train prepare TEXT SHARD makes one)");
+  if (resume && checkpointDir.empty())
+    return fail("--resume needs --checkpoint-dir");
+  if (!(lr > 0) || weightDecay < 0 || clip < 0)
+    return fail("--lr must be > 0, --weight-decay and --clip >= 0");
+
+  std::string error;
+  std::optional<data::TokenFile> train = data::TokenFile::open(dataPath, error);
+  if (!train)
+    return fail(error);
+  std::optional<data::TokenFile> val;
+  std::span<const uint16_t> trainTokens = train->tokens(), valTokens;
+  if (!valPath.empty()) {
+    if (!(val = data::TokenFile::open(valPath, error)))
+      return fail(error);
+    valTokens = val->tokens();
+  } else {
+    std::tie(trainTokens, valTokens) = data::splitTokens(train->tokens(), 0.1, seq);
+  }
+  for (uint16_t t : trainTokens.subspan(0, std::min<size_t>(trainTokens.size(), 1 << 20)))
+    if (t >= config->vocab_size)
+      return fail(dataPath + ": token " + std::to_string(t) + " is outside " + config->name +
+                  "'s vocabulary of " + std::to_string(config->vocab_size));
+  auto sampler = data::BatchSampler::make(trainTokens, batch, seq, seed, error);
+  if (!sampler)
+    return fail(dataPath + ": " + error);
+  auto valSampler = data::BatchSampler::make(valTokens, batch, seq, seed + 1, error);
+  if (!valSampler)
+    return fail((valPath.empty() ? dataPath + " (its validation tail)" : valPath.getValue()) + ": " +
+                error);
+
+  std::optional<Policy> blockPolicy;
+  try {
+    if (!policy.empty())
+      blockPolicy = policies::parse(policy);
+  } catch (const TraceError &e) {
+    return fail(std::string("--policy: ") + e.what());
+  }
+  const gpt2::ModelOptions modelOptions{.block_policy = blockPolicy};
+  auto decayed = [](const std::string &path) {
+    // nanoGPT's rule: the matrices decay, biases and LayerNorm weights do not.
+    return path.find("['bias']") == std::string::npos && path.find("ln_") == std::string::npos;
+  };
+  std::vector<optim::GradientTransformation> chain;
+  if (clip > 0)
+    chain.push_back(optim::clip_by_global_norm(clip));
+  chain.push_back(optim::adamw(
+      optim::warmup_cosine_decay_schedule(0.0, lr, warmup, std::max<int64_t>(steps, warmup + 1),
+                                          lr * 0.1),
+      {.b1 = 0.9, .b2 = 0.95, .eps = 1e-8}, weightDecay, decayed));
+  const optim::GradientTransformation tx = optim::chain(chain);
+
+  auto loss = [&](const gpt2::Params<Tensor> &p, const Tensor &ids, const Tensor &targets) {
+    return gpt2::loss(*config, p, ids, targets, modelOptions);
+  };
+  auto trainStep = [&](const gpt2::Params<Tensor> &p, const optim::State &state, const Tensor &ids,
+                       const Tensor &targets) {
+    auto [value, grads] = value_and_grad(loss, argnums<0>)(p, ids, targets);
+    auto [updates, next] = optim::update(tx, grads, state, p);
+    return std::tuple{optim::apply_updates(p, updates), next, value};
+  };
+
+  try {
+    train::TrainState state;
+    state.params = gpt2::init(*config, defaultContext(), static_cast<uint32_t>(seed));
+    if (!initFrom.empty()) {
+      std::optional<safetensors::File> hf = safetensors::read(initFrom, error);
+      if (!hf)
+        return fail(error);
+      if (auto why = train::loadHfWeights(*hf, state.params))
+        return fail(initFrom + ": " + *why);
+    }
+    state.opt_state =
+        jit([&](const gpt2::Params<Tensor> &p) { return optim::init(tx, p); })(state.params);
+    const train::RunIdentity run{config->name, batch, seq, seed};
+    if (resume) {
+      auto refused = [](const std::string &why) {
+        std::cerr << "cotangent-train: refusing checkpoint " << why << "\n";
+      };
+      if (auto restored = train::latestCheckpoint(checkpointDir, state, run, refused)) {
+        state = std::move(*restored);
+        std::cout << "resumed from " << train::checkpointPath(checkpointDir, state.step)
+                  << " at step " << state.step << "\n";
+      } else {
+        std::cout << "no checkpoint to resume in " << checkpointDir << ": starting at step 0\n";
+      }
+    }
+
+    const double peak = peakTflops > 0 ? peakTflops : measuredPeakTflops();
+    const double flopsPerStep = config->flops_per_token(seq) * static_cast<double>(batch * seq);
+    std::cout << "GPT-2 " << config->name << ": " << config->parameter_count()
+              << " parameters, batch " << batch << " x " << seq << " tokens, "
+              << flopsPerStep / 1e9 << " GFLOP a step, peak " << peak
+              << " TFLOP/s (" << (peakTflops > 0 ? "given" : "measured matmul") << ")\n";
+    std::ofstream log;
+    if (!logPath.empty()) {
+      log.open(logPath, std::ios::app);
+      if (!log)
+        return fail(logPath + ": cannot open for appending");
+    }
+
+    auto step = jit(trainStep);
+    auto evalLoss = jit(loss);
+    auto validation = [&]() {
+      double sum = 0;
+      const int batches = 4;
+      for (int i = 0; i < batches; ++i) {
+        data::Batch b = valSampler->at(static_cast<uint64_t>(i));
+        sum += evalLoss(state.params, ints(b.inputs, batch, seq), ints(b.targets, batch, seq))
+                   .getDouble(0);
+      }
+      return sum / batches;
+    };
+    auto save = [&]() -> bool {
+      if (checkpointDir.empty())
+        return true;
+      if (auto why = train::saveCheckpoint(checkpointDir, state, run, keep)) {
+        std::cerr << "cotangent-train: error: checkpoint at step " << state.step
+                  << " not written: " << *why << " (the previous checkpoints are kept)\n";
+        return false;
+      }
+      return true;
+    };
+    while (state.step < steps) {
+      data::Batch b = sampler->at(state.step);
+      auto start = std::chrono::steady_clock::now();
+      auto [params, opt, value] =
+          step(state.params, state.opt_state, ints(b.inputs, batch, seq), ints(b.targets, batch, seq));
+      double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      state.params = std::move(params);
+      state.opt_state = std::move(opt);
+      ++state.step;
+      const double lossValue = value.getDouble(0);
+      const double tokensPerSecond = static_cast<double>(batch * seq) / seconds;
+      const double mfu = flopsPerStep / seconds / (peak * 1e12);
+      const int64_t peakBytes = step.last_stats().peakBytes;
+      std::optional<double> valLoss;
+      if ((evalEvery > 0 && state.step % evalEvery == 0) || state.step == steps)
+        valLoss = validation();
+      std::printf("step %5llu/%u | loss %.4f | %8.0f tok/s | %8.1f ms | MFU %5.1f%% | peak %.1f MiB",
+                  static_cast<unsigned long long>(state.step), static_cast<unsigned>(steps),
+                  lossValue, tokensPerSecond, seconds * 1e3, mfu * 100,
+                  static_cast<double>(peakBytes) / (1 << 20));
+      if (valLoss)
+        std::printf(" | val %.4f", *valLoss);
+      std::printf("\n");
+      std::fflush(stdout);
+      if (!std::isfinite(lossValue))
+        return fail("step " + std::to_string(state.step) + ": the loss is " +
+                    std::to_string(lossValue) + " (the last checkpoint is kept)");
+      if (log.is_open()) {
+        llvm::json::Object line{{"step", static_cast<int64_t>(state.step)},
+                                {"loss", lossValue},
+                                {"tokens_per_s", tokensPerSecond},
+                                {"ms", seconds * 1e3},
+                                {"mfu", mfu},
+                                {"peak_bytes", peakBytes}};
+        if (valLoss)
+          line["val_loss"] = *valLoss;
+        std::string text;
+        llvm::raw_string_ostream(text) << llvm::json::Value(std::move(line));
+        log << text << "\n" << std::flush;
+      }
+      if ((state.step % checkpointEvery == 0 || state.step == steps) && !save())
+        return 1;
+    }
+  } catch (const TraceError &e) {
+    return fail(e.what());
+  }
+  return 0;
+}
