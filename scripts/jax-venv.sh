@@ -17,7 +17,7 @@ py="$venv/bin/python"
 fail() { echo "jax-venv: $*" >&2; exit 1; }
 
 ready() {
-  [ -x "$py" ] && "$py" -c 'import jax, flax' >/dev/null 2>&1
+  [ -x "$py" ] && "$py" -c 'import jax, flax, optax, safetensors' >/dev/null 2>&1
 }
 
 if ready; then
@@ -45,10 +45,10 @@ mkdir -p "$(dirname "$venv")"
 if [ ! -x "$py" ]; then
   python3 -m venv "$venv" >&2 || { rm -rf "$venv"; fail "python3 -m venv $venv failed"; }
 fi
-echo "jax-venv: installing jax (CPU) and flax into $venv" >&2
+echo "jax-venv: installing jax (CPU), flax, optax and safetensors into $venv" >&2
 "$py" -m pip install --quiet --disable-pip-version-check --upgrade pip >&2 \
   || fail "pip could not reach PyPI (upgrading pip failed)"
-"$py" -m pip install --quiet --disable-pip-version-check jax flax >&2 \
-  || fail "pip install jax flax failed (is PyPI reachable?)"
-ready || fail "jax or flax does not import in $venv"
+"$py" -m pip install --quiet --disable-pip-version-check jax flax optax safetensors >&2 \
+  || fail "pip install jax flax optax safetensors failed (is PyPI reachable?)"
+ready || fail "jax, flax, optax or safetensors does not import in $venv"
 echo "$py"

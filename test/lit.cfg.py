@@ -16,7 +16,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.cotangent_tools_dir, config.llvm_tools_dir]
 tools = ["cotangent-opt", "cotangent-run", "cotangent-interpret", "cotangent-demo",
-         "cotangent-bench", "cotangent-policy-table", "cotangent-step"]
+         "cotangent-bench", "cotangent-policy-table", "cotangent-step", "cotangent-train"]
 llvm_config.add_tool_substitutions(
     [ToolSubst(t, unresolved="ignore") for t in tools], tool_dirs)
 config.substitutions.append(("%src_root", config.cotangent_src_root))
@@ -49,3 +49,7 @@ config.substitutions.append(("%fake_cuda", fake_cuda))
 if os.environ.get("COTANGENT_ROUNDTRIP") == "1":
     config.substitutions.insert(
         0, ("cotangent-opt ", "cotangent-opt --verify-roundtrip "))
+
+# The built-in training text (Debian's base-files ships it on every machine).
+if os.path.exists("/usr/share/common-licenses/GPL-3"):
+    config.available_features.add("debian-gpl3")

@@ -4,6 +4,9 @@
 
 #include "tracer/Array.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/CRC.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +20,17 @@ namespace {
 
 constexpr const char *kOptPrefix = "opt_state/";
 constexpr const char *kFormat = "cotangent-train/1";
+/// Metadata key of a tensor's CRC-32: flipped bytes in the data, which the
+/// format's header cannot see, are refused by tensor.
+const std::string kCrcPrefix = "crc32:";
+
+std::string crc32Of(const std::string &bytes) {
+  uint32_t crc = llvm::crc32(llvm::ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", crc);
+  return hex;
+}
 
 std::string safetensorsDtype(DType d) {
   switch (d) {
@@ -82,13 +96,15 @@ safetensors::File train::toFile(const TrainState &state, const RunIdentity &run)
     file.tensors[name] = toTensor(*t);
   for (const auto &[key, t] : state.opt_state)
     file.tensors[kOptPrefix + key] = toTensor(t);
-  file.metadata = {{"format", kFormat},
+  for (const auto &[name, t] : file.tensors)
+    file.metadata[kCrcPrefix + name] = crc32Of(t.bytes);
+  file.metadata.insert({{"format", kFormat},
                    {"step", std::to_string(state.step)},
                    {"data_position", std::to_string(state.step)},
                    {"seed", std::to_string(run.seed)},
                    {"preset", run.preset},
                    {"batch", std::to_string(run.batch)},
-                   {"seq", std::to_string(run.seq)}};
+                   {"seq", std::to_string(run.seq)}});
   return file;
 }
 
@@ -118,6 +134,10 @@ std::optional<TrainState> train::fromFile(const safetensors::File &file, const T
     auto it = file.tensors.find(name);
     if (it == file.tensors.end()) {
       error = "tensor '" + name + "' is missing";
+      return false;
+    }
+    if (meta(kCrcPrefix + name) != crc32Of(it->second.bytes)) {
+      error = "tensor '" + name + "' fails its CRC-32 (corrupt data)";
       return false;
     }
     std::string why;
@@ -207,16 +227,24 @@ std::optional<std::string> train::saveCheckpoint(const std::string &dir, const T
 std::optional<TrainState>
 train::latestCheckpoint(const std::string &dir, const TrainState &like, const RunIdentity &run,
                         const std::function<void(const std::string &)> &refused) {
+  // A run killed while writing leaves its temporary file: never a
+  // checkpoint (the rename did not happen), so it goes.
+  std::error_code ec;
+  for (const fs::directory_entry &e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".tmp" && e.path().stem().extension() == ".safetensors")
+      fs::remove(e.path(), ec);
   for (const auto &[step, path] : checkpointsIn(dir)) {
     std::string error;
     std::optional<safetensors::File> file = safetensors::read(path, error);
-    if (!file) {
-      refused(error);
-      continue;
-    }
-    if (std::optional<TrainState> state = fromFile(*file, like, run, error))
+    std::optional<TrainState> state;
+    if (file && (state = fromFile(*file, like, run, error)))
       return state;
-    refused(path + ": " + error);
+    const bool corrupt = !file || error.find("CRC-32") != std::string::npos;
+    refused((file ? path + ": " : std::string()) + error);
+    // A corrupt checkpoint leaves the rotation (kept aside, as evidence);
+    // one of another run stays where it is.
+    if (corrupt)
+      fs::rename(path, path + ".refused", ec);
   }
   return std::nullopt;
 }

@@ -59,7 +59,9 @@ std::string checkpointPath(const std::string &dir, uint64_t step);
 std::optional<std::string> saveCheckpoint(const std::string &dir, const TrainState &state,
                                           const RunIdentity &run, int64_t keep);
 /// The newest checkpoint of `dir` that reads and matches; each refused one
-/// is reported through `refused` ("PATH: why"). nullopt when there is none.
+/// is reported through `refused` ("PATH: why"), and a corrupt one renamed
+/// to PATH.refused so that it leaves the rotation. nullopt when there is
+/// none.
 std::optional<TrainState> latestCheckpoint(const std::string &dir, const TrainState &like,
                                            const RunIdentity &run,
                                            const std::function<void(const std::string &)> &refused);

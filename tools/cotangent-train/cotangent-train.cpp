@@ -2,6 +2,7 @@
 //
 //   cotangent-train prepare TEXT SHARD      byte-level tokens of a text file
 //   cotangent-train --data SHARD [flags]    trains GPT-2 on it
+//   cotangent-train verify CHECKPOINT...    checks that checkpoints read whole
 //
 // The step is one compiled function (tracer/Jit.h): the loss of
 // models/gpt2, its gradient, optax's clip_by_global_norm and AdamW with a
@@ -45,7 +46,7 @@ namespace {
 cl::OptionCategory toolOptions("cotangent-train options");
 
 cl::list<std::string> positional(cl::Positional, cl::cat(toolOptions),
-                                 cl::desc("[prepare TEXT SHARD]"));
+                                 cl::desc("[prepare TEXT SHARD | verify CHECKPOINT...]"));
 cl::opt<std::string> preset(cl::cat(toolOptions), "preset", cl::init("tiny"),
                             cl::desc("GPT-2 size: tiny, 124M, 350M, 774M or 1558M (default tiny)"));
 cl::opt<std::string> dataPath(cl::cat(toolOptions), "data",
@@ -101,6 +102,26 @@ int fail(const std::string &message) {
   return 1;
 }
 
+/// `cotangent-train verify FILE...`: each checkpoint reads whole (every
+/// claim of its header checked); 1 if any does not.
+int verify() {
+  if (positional.size() < 2)
+    return fail("usage: cotangent-train verify CHECKPOINT...");
+  int status = 0;
+  for (size_t i = 1; i < positional.size(); ++i) {
+    std::string error;
+    if (std::optional<safetensors::File> f = safetensors::read(positional[i], error)) {
+      auto step = f->metadata.find("step");
+      std::cout << positional[i] << ": ok, " << f->tensors.size() << " tensors, step "
+                << (step == f->metadata.end() ? "?" : step->second) << "\n";
+    } else {
+      std::cout << error << "\n";
+      status = 1;
+    }
+  }
+  return status;
+}
+
 int prepare() {
   if (positional.size() != 3)
     return fail("usage: cotangent-train prepare TEXT SHARD");
@@ -141,8 +162,10 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "Cotangent: train GPT-2\n");
   if (!positional.empty() && positional[0] == "prepare")
     return prepare();
+  if (!positional.empty() && positional[0] == "verify")
+    return verify();
   if (!positional.empty())
-    return fail("unexpected argument '" + positional[0] + "' (the only command is prepare)");
+    return fail("unexpected argument '" + positional[0] + "' (the commands are prepare and verify)");
 
   std::optional<gpt2::Config> config = gpt2::preset(preset);
   if (!config) {
@@ -194,10 +217,18 @@ int main(int argc, char **argv) {
 
   std::optional<Policy> blockPolicy;
   try {
-    if (!policy.empty())
+    if (!policy.empty()) {
       blockPolicy = policies::parse(policy);
+      // A policy's spelling is checked where a remat uses it: once here, on
+      // a one-op function, before anything is compiled.
+      trace({.context = &defaultContext()},
+            [&](const Tensor &x) { return checkpoint([](const Tensor &y) { return y * 2.0; },
+                                                     {.policy = blockPolicy})(x); },
+            f32({1}));
+    }
   } catch (const TraceError &e) {
-    return fail(std::string("--policy: ") + e.what());
+    std::string message = e.what();
+    return fail("--policy: " + message.substr(0, message.rfind(" at ")));
   }
   const gpt2::ModelOptions modelOptions{.block_policy = blockPolicy};
   auto decayed = [](const std::string &path) {
@@ -284,6 +315,10 @@ int main(int argc, char **argv) {
       }
       return true;
     };
+    // A fresh run saves its initialization too (step 0): a reference run
+    // elsewhere (test/jax/gen_train_reference.py) starts from the same.
+    if (state.step == 0 && !save())
+      return 1;
     while (state.step < steps) {
       data::Batch b = sampler->at(state.step);
       auto start = std::chrono::steady_clock::now();
