@@ -19,6 +19,7 @@
 #include "tools/common/CommandLine.h"
 #include "tools/cotangent-train/TrainCheckpoint.h"
 
+#include "analysis/PeakOracle.h"
 #include "data/Batches.h"
 #include "data/TokenFile.h"
 #include "models/gpt2/Model.h"
@@ -72,6 +73,12 @@ cl::opt<double> clip(cl::cat(toolOptions), "clip", cl::init(1.0),
 cl::opt<std::string> policy(cl::cat(toolOptions), "policy",
                             cl::desc("a checkpoint per block under this policy, e.g. "
                                      "nothing_saveable or dots_saveable (default: none)"));
+cl::opt<std::string> memoryBudget(
+    cl::cat(toolOptions), "memory-budget",
+    cl::desc("bytes (or a fraction of the step's peak without checkpoints) the compiled step may "
+             "peak at: the step runs under the first of no checkpoint, dots_saveable and "
+             "nothing_saveable per block whose measured peak fits"),
+    cl::value_desc("BYTES|FRACTION"));
 cl::opt<std::string> target(cl::cat(toolOptions), "target", cl::init("cpu"),
                             cl::desc("cpu (the tracing API compiles for the CPU; cuda is refused)"));
 cl::opt<std::string> dtype(cl::cat(toolOptions), "dtype", cl::init("f32"),
@@ -91,6 +98,8 @@ tools::UnsignedOpt<0> seed(cl::cat(toolOptions), "seed", cl::init(0),
                            cl::desc("seed of the initialization and the batches (default 0)"));
 tools::UnsignedOpt<0> evalEvery(cl::cat(toolOptions), "eval-every", cl::init(0),
                                 cl::desc("steps between validation losses (default 0: at the end only)"));
+tools::UnsignedOpt<1> printEvery(cl::cat(toolOptions), "print-every", cl::init(1),
+                                 cl::desc("print every N-th step's line (default 1; the log gets all)"));
 cl::opt<std::string> logPath(cl::cat(toolOptions), "log",
                              cl::desc("append one JSON line per step here"), cl::value_desc("file"));
 cl::opt<double> peakTflops(cl::cat(toolOptions), "peak-tflops", cl::init(0),
@@ -160,6 +169,12 @@ int main(int argc, char **argv) {
     return 1;
   tools::setUpCommandLine(toolOptions);
   cl::ParseCommandLineOptions(argc, argv, "Cotangent: train GPT-2\n");
+  {
+    // memory_budget policies check their peaks against the memory plan.
+    mlir::DialectRegistry registry;
+    mlir::cotangent::registerPeakOracle(registry);
+    defaultContext().appendDialectRegistry(registry);
+  }
   if (!positional.empty() && positional[0] == "prepare")
     return prepare();
   if (!positional.empty() && positional[0] == "verify")
@@ -230,7 +245,18 @@ int main(int argc, char **argv) {
     std::string message = e.what();
     return fail("--policy: " + message.substr(0, message.rfind(" at ")));
   }
-  const gpt2::ModelOptions modelOptions{.block_policy = blockPolicy};
+  gpt2::ModelOptions modelOptions{.block_policy = blockPolicy};
+  std::optional<double> budgetBytes, budgetFraction;
+  if (!memoryBudget.empty()) {
+    if (!policy.empty())
+      return fail("give --policy or --memory-budget, not both");
+    char *end = nullptr;
+    double v = std::strtod(memoryBudget.c_str(), &end);
+    if (end == memoryBudget.c_str() || *end || !(v > 0))
+      return fail("--memory-budget: expected bytes or a fraction in (0, 1], got '" + memoryBudget +
+                  "'");
+    (v <= 1 ? budgetFraction : budgetBytes) = v;
+  }
   auto decayed = [](const std::string &path) {
     // nanoGPT's rule: the matrices decay, biases and LayerNorm weights do not.
     return path.find("['bias']") == std::string::npos && path.find("ln_") == std::string::npos;
@@ -293,6 +319,38 @@ int main(int argc, char **argv) {
         return fail(logPath + ": cannot open for appending");
     }
 
+    std::optional<double> budget = budgetBytes;
+    if (budgetBytes || budgetFraction) {
+      // One step of each candidate on the initial state (its results
+      // dropped): the first whose measured peak fits the budget runs.
+      const std::pair<const char *, std::optional<Policy>> candidates[] = {
+          {"no checkpoint", std::nullopt},
+          {"dots_saveable per block", policies::dots_saveable()},
+          {"nothing_saveable per block", policies::nothing_saveable()}};
+      data::Batch b = sampler->at(0);
+      std::string tried;
+      bool fits = false;
+      for (const auto &[name, candidate] : candidates) {
+        modelOptions.block_policy = candidate;
+        auto probe = jit(trainStep);
+        probe(state.params, state.opt_state, ints(b.inputs, batch, seq), ints(b.targets, batch, seq));
+        const double peakBytes = static_cast<double>(probe.last_stats().peakBytes);
+        if (!budget)
+          budget = *budgetFraction * peakBytes;
+        tried += std::string(tried.empty() ? "" : ", ") + name + " peaks at " +
+                 std::to_string(static_cast<int64_t>(peakBytes));
+        if (peakBytes <= *budget) {
+          std::printf("memory budget %.0f bytes: %s fits (measured peak %.0f bytes)\n", *budget,
+                      name, peakBytes);
+          fits = true;
+          break;
+        }
+      }
+      if (!fits)
+        return fail("--memory-budget: no policy fits " +
+                    std::to_string(static_cast<int64_t>(*budget)) + " bytes (" + tried + ")");
+    }
+
     auto step = jit(trainStep);
     auto evalLoss = jit(loss);
     auto validation = [&]() {
@@ -336,13 +394,18 @@ int main(int argc, char **argv) {
       std::optional<double> valLoss;
       if ((evalEvery > 0 && state.step % evalEvery == 0) || state.step == steps)
         valLoss = validation();
-      std::printf("step %5llu/%u | loss %.4f | %8.0f tok/s | %8.1f ms | MFU %5.1f%% | peak %.1f MiB",
+      const bool print = state.step % printEvery == 0 || state.step == 1 || state.step == steps || valLoss;
+      if (print)
+        std::printf("step %5llu/%u | loss %.4f | %8.0f tok/s | %8.1f ms | MFU %5.1f%% | peak %.1f MiB",
                   static_cast<unsigned long long>(state.step), static_cast<unsigned>(steps),
                   lossValue, tokensPerSecond, seconds * 1e3, mfu * 100,
                   static_cast<double>(peakBytes) / (1 << 20));
-      if (valLoss)
+      if (print && budget)
+        std::printf(" of %.1f", *budget / (1 << 20));
+      if (print && valLoss)
         std::printf(" | val %.4f", *valLoss);
-      std::printf("\n");
+      if (print)
+        std::printf("\n");
       std::fflush(stdout);
       if (!std::isfinite(lossValue))
         return fail("step " + std::to_string(state.step) + ": the loss is " +
