@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 TOOLS = ["cotangent-opt", "cotangent-interpret", "cotangent-run", "cotangent-demo",
-         "cotangent-bench"]
+         "cotangent-bench", "cotangent-train"]
 
 
 def run_help(bin_dir, tool):

@@ -6,7 +6,7 @@ table of flags. For each tool, the flags its `--help-hidden` lists must each
 appear in a table row of its section (written `--flag`, `--flag=VALUE` or
 `--flag[=...]`), and each flag a row names must be one the tool has:
 
-- cotangent-interpret, -run, -demo, -bench: every flag of the tool's own
+- cotangent-interpret, -run, -demo, -bench, -train: every flag of the tool's own
   category (hidden ones too), and --help and --version;
 - cotangent-opt: every Cotangent pass and pipeline (`--jx-*`) with each of its
   options (written `name=...` in the pass's row), and --help and --version;
@@ -24,7 +24,7 @@ import subprocess
 import sys
 
 TOOLS = ["cotangent-opt", "cotangent-interpret", "cotangent-run", "cotangent-demo",
-         "cotangent-bench", "cotangent-step"]
+         "cotangent-bench", "cotangent-step", "cotangent-train"]
 # Built only with the CUDA toolkit.
 OPTIONAL = {"cotangent-step"}
 GENERIC = {"help", "version"}
