@@ -9,6 +9,7 @@
 #ifndef COTANGENT_RUNTIME_INTERPRETER_EVALUATOR_H
 #define COTANGENT_RUNTIME_INTERPRETER_EVALUATOR_H
 
+#include "runtime/interpreter/Interpreter.h"
 #include "runtime/interpreter/Tensor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -35,6 +36,8 @@ public:
 
   /// When set, each op run is counted here by name.
   llvm::StringMap<int64_t> *opsRun = nullptr;
+  /// When set, called after each op; its failure stops the run.
+  const OpWatcher *watch = nullptr;
 
 private:
   /// For each op of `block`, the values of the block whose last use (in the

@@ -70,6 +70,8 @@ Results Evaluator::evalRegion(Region &region, std::vector<Tensor> args) {
       return failure();
     if (opsRun)
       ++(*opsRun)[op.getName().getStringRef()];
+    if (watch && failed((*watch)(op, operands, *results)))
+      return failure();
     if (results->size() != op.getNumResults())
       return emitError(op.getLoc()) << "'" << op.getName() << "': interpreter produced " << results->size() << " results";
     if (auto dead = deaths.find(&op); dead != deaths.end())
@@ -118,7 +120,8 @@ Results Evaluator::callFunction(func::FuncOp fn, std::vector<Tensor> args) {
 
 llvm::FailureOr<std::vector<Tensor>> cotangent::interp::run(func::FuncOp fn,
                                                             llvm::ArrayRef<Tensor> args,
-                                                            MemoryStats *stats) {
+                                                            MemoryStats *stats,
+                                                            const OpWatcher *watch) {
   // Checked once, before anything runs: no call cycles, and every result
   // shape (static) of @fn and the functions it calls fits in memory,
   // wherever it is evaluated (a scan body would otherwise be checked every
@@ -159,6 +162,7 @@ llvm::FailureOr<std::vector<Tensor>> cotangent::interp::run(func::FuncOp fn,
   Evaluator evaluator;
   if (stats)
     evaluator.opsRun = &stats->opsRun;
+  evaluator.watch = watch;
   Results results = evaluator.callFunction(fn, std::move(owned));
   if (stats) {
     stats->liveBytes = counter->liveBytes;

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <functional>
 #include <vector>
 
 namespace cotangent::interp {
@@ -45,12 +46,19 @@ struct MemoryStats {
   llvm::StringMap<int64_t> opsRun;
 };
 
+/// Called after each op the interpreter runs (in every region and callee,
+/// in execution order) with its operands and results; a failure stops the
+/// run there (what jax_debug_nans does: see where a value first goes bad).
+using OpWatcher = std::function<mlir::LogicalResult(
+    mlir::Operation &op, llvm::ArrayRef<Tensor> operands, llvm::ArrayRef<Tensor> results)>;
+
 /// Runs `fn` on `args`. On a bad call (wrong count/types of args, unsupported
 /// op) emits an MLIR diagnostic at the offending location and returns
 /// failure; never asserts. `fn` (and every function it calls) is verified
 /// before it runs.
 llvm::FailureOr<std::vector<Tensor>> run(mlir::func::FuncOp fn, llvm::ArrayRef<Tensor> args,
-                                         MemoryStats *stats = nullptr);
+                                         MemoryStats *stats = nullptr,
+                                         const OpWatcher *watch = nullptr);
 
 } // namespace cotangent::interp
 

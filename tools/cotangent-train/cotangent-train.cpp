@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tools/common/CheckFinite.h"
 #include "tools/common/CommandLine.h"
 #include "tools/cotangent-train/TrainCheckpoint.h"
 
@@ -24,6 +25,7 @@
 #include "data/TokenFile.h"
 #include "models/gpt2/Model.h"
 #include "runtime/cpu/BlasCore.h"
+#include "runtime/interpreter/Interpreter.h"
 #include "tracer/Array.h"
 #include "tracer/Jit.h"
 #include "tracer/optim/Losses.h"
@@ -98,6 +100,11 @@ tools::UnsignedOpt<0> seed(cl::cat(toolOptions), "seed", cl::init(0),
                            cl::desc("seed of the initialization and the batches (default 0)"));
 tools::UnsignedOpt<0> evalEvery(cl::cat(toolOptions), "eval-every", cl::init(0),
                                 cl::desc("steps between validation losses (default 0: at the end only)"));
+cl::opt<bool> checkFinite(
+    cl::cat(toolOptions), "check-finite",
+    cl::desc("stop at the first step whose loss, parameters or optimizer state hold NaN or Inf, "
+             "naming the op that first made one (the step re-run through the interpreter, as "
+             "jax_debug_nans does); the last good checkpoint stays"));
 tools::UnsignedOpt<1> printEvery(cl::cat(toolOptions), "print-every", cl::init(1),
                                  cl::desc("print every N-th step's line (default 1; the log gets all)"));
 cl::opt<std::string> logPath(cl::cat(toolOptions), "log",
@@ -160,6 +167,40 @@ double measuredPeakTflops() {
 
 interp::Tensor ints(const std::vector<int32_t> &v, int64_t b, int64_t t) {
   return array::from(v, {b, t});
+}
+
+/// "file:line:col" of `loc` (through names and call sites), or its text.
+std::string where(mlir::Location loc) {
+  if (auto file = loc->findInstanceOf<mlir::FileLineColLoc>())
+    return (file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
+            std::to_string(file.getColumn()));
+  std::string text;
+  llvm::raw_string_ostream(text) << loc;
+  return text;
+}
+
+/// The first op of `fn` run on `args` through the interpreter whose result
+/// holds NaN or Inf while its operands do not: what jax_debug_nans names.
+std::string firstNonFinite(mlir::func::FuncOp fn, const std::vector<interp::Tensor> &args) {
+  std::string found;
+  interp::OpWatcher watch = [&](mlir::Operation &op, llvm::ArrayRef<interp::Tensor> operands,
+                                llvm::ArrayRef<interp::Tensor> results) {
+    for (auto [i, r] : llvm::enumerate(results)) {
+      tools::NonFinite bad = tools::findNonFinite(r);
+      if (!bad || llvm::any_of(operands, [](const interp::Tensor &t) {
+            return static_cast<bool>(tools::findNonFinite(t));
+          }))
+        continue;
+      found = "'" + op.getName().getStringRef().str() + "' at " + where(op.getLoc()) +
+              " first makes one (result " + std::to_string(i) + ": " + std::to_string(bad.nans) +
+              " NaN, " + std::to_string(bad.infs) + " Inf, from finite operands)";
+      return mlir::failure();
+    }
+    return mlir::success();
+  };
+  if (succeeded(interp::run(fn, args, nullptr, &watch)) || found.empty())
+    return "re-run through the interpreter, the step stays finite (the compiled code differs)";
+  return found;
 }
 
 } // namespace
@@ -377,8 +418,23 @@ int main(int argc, char **argv) {
     // elsewhere (test/jax/gen_train_reference.py) starts from the same.
     if (state.step == 0 && !save())
       return 1;
+    // What each op's path in the state is, for --check-finite's message.
+    auto nonFiniteLeaf = [](const train::TrainState &s) -> std::string {
+      std::string where;
+      Tree<train::HostParams>::forEach(s.params, "params", [&](const std::string &path,
+                                                               const interp::Tensor &t) {
+        if (where.empty() && tools::findNonFinite(t))
+          where = path;
+      });
+      for (const auto &[key, t] : s.opt_state)
+        if (where.empty() && tools::findNonFinite(t))
+          where = "opt_state['" + key + "']";
+      return where;
+    };
+    std::string lastSaved = checkpointDir.empty() ? "" : train::checkpointPath(checkpointDir, state.step);
     while (state.step < steps) {
       data::Batch b = sampler->at(state.step);
+      const train::TrainState before = state;
       auto start = std::chrono::steady_clock::now();
       auto [params, opt, value] =
           step(state.params, state.opt_state, ints(b.inputs, batch, seq), ints(b.targets, batch, seq));
@@ -407,9 +463,27 @@ int main(int argc, char **argv) {
       if (print)
         std::printf("\n");
       std::fflush(stdout);
-      if (!std::isfinite(lossValue))
-        return fail("step " + std::to_string(state.step) + ": the loss is " +
-                    std::to_string(lossValue) + " (the last checkpoint is kept)");
+      std::string bad = !std::isfinite(lossValue) ? "the loss"
+                        : checkFinite                ? nonFiniteLeaf(state)
+                                                     : "";
+      if (!bad.empty()) {
+        std::string message = "step " + std::to_string(state.step) + ": " + bad + " holds NaN or Inf";
+        if (checkFinite) {
+          trace traced({.name = "train_step", .context = &defaultContext()}, trainStep,
+                       before.params, before.opt_state, ints(b.inputs, batch, seq),
+                       ints(b.targets, batch, seq));
+          std::vector<interp::Tensor> args;
+          Tree<train::HostParams>::forEach(
+              before.params, "", [&](const std::string &, const interp::Tensor &t) { args.push_back(t); });
+          for (const auto &[key, t] : before.opt_state)
+            args.push_back(t);
+          args.push_back(ints(b.inputs, batch, seq));
+          args.push_back(ints(b.targets, batch, seq));
+          message += "; " + firstNonFinite(traced.func(), args);
+        }
+        return fail(message + (lastSaved.empty() ? std::string(" (no checkpoint kept)")
+                                                 : "; the last good checkpoint is " + lastSaved));
+      }
       if (log.is_open()) {
         llvm::json::Object line{{"step", static_cast<int64_t>(state.step)},
                                 {"loss", lossValue},
@@ -423,8 +497,12 @@ int main(int argc, char **argv) {
         llvm::raw_string_ostream(text) << llvm::json::Value(std::move(line));
         log << text << "\n" << std::flush;
       }
-      if ((state.step % checkpointEvery == 0 || state.step == steps) && !save())
-        return 1;
+      if (state.step % checkpointEvery == 0 || state.step == steps) {
+        if (!save())
+          return 1;
+        if (!checkpointDir.empty())
+          lastSaved = train::checkpointPath(checkpointDir, state.step);
+      }
     }
   } catch (const TraceError &e) {
     return fail(e.what());
