@@ -1,6 +1,7 @@
 //===- JaxComparison.cpp - the same training steps in Cotangent and JAX ---===//
 
 #include "bench/JaxComparison.h"
+#include "bench/Gpt2Model.h"
 #include "bench/MlpModel.h"
 #include "bench/PolicyFigures.h"
 #include "bench/RandomArguments.h"
@@ -32,10 +33,13 @@ struct Row {
   std::string id, model, policy;
   int64_t layers = 0, width = 0, batch = 0, blocks = 0, seq = 0, heads = 0;
   bool compileOnly = false;
+  std::string preset; ///< GPT-2's (models/gpt2)
 
   std::string label() const {
     if (model == "mlp")
       return llvm::formatv("mlp {0}x{1} batch {2}", layers, width, batch).str();
+    if (model == "gpt2")
+      return llvm::formatv("gpt2 {0} batch {1}x{2}", preset, batch, seq).str();
     return llvm::formatv("transformer {0}x{1} batch {2}", blocks, width, batch).str();
   }
 };
@@ -67,6 +71,12 @@ std::vector<Row> comparisonRows(bool small) {
            .model = "transformer", .policy = p, .width = width, .batch = batch,
            .blocks = blocks, .seq = seq, .heads = heads});
   };
+  auto gpt2 = [&](const std::string &preset, int64_t batch, int64_t seq) {
+    for (const std::string &p : policyNames)
+      rows.push_back({.id = llvm::formatv("gpt2-{0}-b{1}x{2}-{3}", preset, batch, seq, p).str(),
+                      .model = "gpt2", .policy = p, .batch = batch, .seq = seq,
+                      .preset = preset});
+  };
   auto compileOnly = [&](int64_t layers) {
     rows.push_back({.id = llvm::formatv("compile-mlp-{0}x256", layers).str(), .model = "mlp",
                     .policy = "none", .layers = layers, .width = 256, .batch = 64,
@@ -75,6 +85,7 @@ std::vector<Row> comparisonRows(bool small) {
   if (small) {
     mlp(2, 32, 8);
     transformer(1, 16, 2, 8, 2);
+    gpt2("tiny", 2, 16);
     compileOnly(2);
     compileOnly(4);
     return rows;
@@ -83,6 +94,8 @@ std::vector<Row> comparisonRows(bool small) {
   mlp(8, 1024, 2048);
   mlp(64, 256, 64);
   transformer(4, 512, 8, 256, 8);
+  gpt2("tiny", 8, 64);
+  gpt2("124M", 2, 128);
   for (int64_t layers : {16, 32, 64, 128})
     compileOnly(layers);
   return rows;
@@ -116,7 +129,9 @@ Figures runOurs(mlir::MLIRContext &ctx, const Row &row, const ComparisonOptions 
       split.reset();
       auto start = std::chrono::steady_clock::now();
       Traced traced =
-          row.model == "mlp"
+          row.model == "gpt2"
+              ? bench::traceGpt2(ctx, *gpt2::preset(row.preset), row.batch, row.seq, policy)
+          : row.model == "mlp"
               ? bench::traceMlp(ctx,
                                 {.layers = row.layers, .width = row.width, .batch = row.batch},
                                 policy)
@@ -209,6 +224,15 @@ std::optional<llvm::json::Object> runJax(const Row &row, const std::string &pyth
       {"width", row.width}, {"batch", row.batch}, {"blocks", row.blocks}, {"seq", row.seq},
       {"heads", row.heads}, {"repeats", options.repeats}, {"warmup", options.warmup},
       {"compile_only", row.compileOnly}});
+  if (row.model == "gpt2") {
+    const gpt2::Config config = *gpt2::preset(row.preset);
+    llvm::json::Object &o = *spec.back().getAsObject();
+    o["layers"] = config.n_layer;
+    o["width"] = config.n_embd;
+    o["heads"] = config.n_head;
+    o["vocab"] = config.vocab_size;
+    o["context"] = config.block_size;
+  }
   llvm::SmallString<128> rowsPath, outPath;
   if (llvm::sys::fs::createTemporaryFile("cotangent-compare-rows", "json", rowsPath) ||
       llvm::sys::fs::createTemporaryFile("cotangent-compare-jax", "json", outPath)) {

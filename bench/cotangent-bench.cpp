@@ -29,7 +29,7 @@
 #include "bench/TrainStep.h"
 #include "bench/MlpModel.h"
 #include "bench/TransformerModel.h"
-#include "models/gpt2/Model.h"
+#include "bench/Gpt2Model.h"
 #include "bench/PlotScript.h"
 #include "bench/PolicyFigures.h"
 #include "bench/RandomArguments.h"
@@ -70,7 +70,7 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class Benchmark { Dot, Mlp, Budget, Frontier, Compare, CompareSmall, Train };
+enum class Benchmark { Dot, Mlp, Budget, Frontier, Compare, CompareSmall, Gpt2, Train };
 
 /// Only the bench's own flags show in --help (libLLVM registers hundreds).
 /// Sizes have ranges: zero would divide by zero or measure nothing, and the
@@ -92,6 +92,10 @@ cl::list<Benchmark, bool, tools::ChoiceParser<Benchmark>> benchmarks(
                           "this CPU (not run by default; JAX from scripts/jax-venv.sh)"),
                clEnumValN(Benchmark::CompareSmall, "compare-small",
                           "the same on tiny programs, in seconds (the ctest smoke run)"),
+               clEnumValN(Benchmark::Gpt2, "gpt2",
+                          "GPT-2's training step (tiny; 124M at batch 2 x 128) under no checkpoint, "
+                          "nothing_saveable and dots_saveable per block against JAX/XLA on this CPU "
+                          "(the compare rows named gpt2; not run by default)"),
                clEnumValN(Benchmark::Train, "train",
                           "the MLP's whole training step (loss, gradient, clipped AdamW) in "
                           "one jit against the bare value_and_grad step (not run by default)")));
@@ -191,18 +195,10 @@ int emitGpt2(mlir::MLIRContext &ctx,
                  static_cast<long long>(config->block_size));
     return 1;
   }
-  auto params = gpt2::make_params<Spec>(
-      *config, [](const std::string &, const Shape &shape) { return f32(shape); });
-  for (const auto &[name, policy] : rows) {
-    auto loss = [&](const gpt2::Params<Tensor> &p, const Tensor &ids, const Tensor &targets) {
-      return gpt2::loss(*config, p, ids, targets, {.block_policy = policy});
-    };
-    const TraceOptions opts{.name = "gpt2", .arg_names = {"params", "ids", "targets"},
-                            .context = &ctx};
-    trace traced(opts, loss, params, i32({b, t}), i32({b, t}));
-    if (!writeModule(traced.takeModule().get(), emitMlirDir + "/gpt2-" + name + ".mlir"))
+  for (const auto &[name, policy] : rows)
+    if (!writeModule(bench::traceGpt2(ctx, *config, b, t, policy).takeModule().get(),
+                     emitMlirDir + "/gpt2-" + name + ".mlir"))
       return 1;
-  }
   return 0;
 }
 
@@ -549,6 +545,13 @@ int main(int argc, char **argv) {
                                        .filter = compareFilter,
                                        .dot = dotFigures});
   };
+  auto gpt2Rows = [&](mlir::MLIRContext &ctx) {
+    return bench::compareWithJax(ctx, {.repeats = repeats, .python = jaxPython,
+                                       .dataPath = comparePath,
+                                       .filter = compareFilter.empty() ? std::string("gpt2")
+                                                                       : compareFilter.getValue(),
+                                       .dot = dotFigures});
+  };
   mlir::MLIRContext ctx;
   // The budget and the frontier predict peaks with the memory plan.
   mlir::DialectRegistry registry;
@@ -564,6 +567,7 @@ int main(int argc, char **argv) {
         (runs(Benchmark::Frontier) && benchFrontier(ctx)) ||
         (runs(Benchmark::Compare) && compare(ctx, false)) ||
         (runs(Benchmark::CompareSmall) && compare(ctx, true)) ||
+        (runs(Benchmark::Gpt2) && gpt2Rows(ctx)) ||
         (runs(Benchmark::Train) &&
          bench::benchTrainStep({.layers = layers, .width = width, .batch = batch, .repeats = repeats}))) {
       std::fprintf(stderr, "cotangent-bench: failed\n");

@@ -2,10 +2,11 @@
 """JAX's side of cotangent-bench --run compare, on the same CPU.
 
 Reads the bench's rows (JSON: a list of {"id", "model": "mlp" |
-"transformer", "policy", "layers", "width", "batch", "blocks", "seq",
-"heads", "repeats", "warmup", "compile_only"}), and for each traces and
-compiles jax.jit(jax.value_and_grad(loss, argnums=all)) on random f32
-arguments of the model's shapes (the compile time is jit's lower() plus
+"transformer" | "gpt2", "policy", "layers", "width", "batch", "blocks",
+"seq", "heads", "repeats", "warmup", "compile_only"; GPT-2's also "vocab",
+"context"}), and for each traces and compiles
+jax.jit(jax.value_and_grad(loss, argnums=the float ones)) on random
+arguments of the model's shapes (GPT-2's token ids int32 in its vocabulary) (the compile time is jit's lower() plus
 compile()), reads XLA's peak as memory_analysis() output + temp bytes, and
 unless compile_only times the step (median and min of `repeats` runs after
 `warmup`, block_until_ready). Writes {"jax", "devices", "threads", "rows":
@@ -24,10 +25,16 @@ import jax
 import jax.numpy as jnp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from jax_models import mlp_loss, transformer_loss, transformer_shapes  # noqa: E402
+from jax_models import gpt2_loss, gpt2_shapes, mlp_loss, transformer_loss, transformer_shapes  # noqa: E402
 
 
 def arguments(row, rng):
+    if row["model"] == "gpt2":
+        args = [jnp.asarray(rng.uniform(-0.05, 0.05, s).astype(np.float32))
+                for s in gpt2_shapes(row["layers"], row["width"], row["vocab"], row["context"])]
+        ids = [jnp.asarray(rng.integers(0, row["vocab"], (row["batch"], row["seq"]), dtype=np.int32))
+               for _ in range(2)]
+        return args + ids
     if row["model"] == "mlp":
         w = row["width"]
         shapes = [(row["batch"], w)] + [(w, w)] * row["layers"]
@@ -49,9 +56,12 @@ def measure(row, rng):
     compile_s = []
     for _ in range(row["repeats"] if row.get("compile_only") else 1):
         jax.clear_caches()
-        loss = mlp_loss(row["policy"]) if row["model"] == "mlp" else transformer_loss(row["policy"], row["heads"])
+        loss = {"mlp": lambda: mlp_loss(row["policy"]),
+                "transformer": lambda: transformer_loss(row["policy"], row["heads"]),
+                "gpt2": lambda: gpt2_loss(row["policy"], row["width"] // max(row["heads"], 1))}[row["model"]]()
+        floats = tuple(i for i, a in enumerate(args) if jnp.issubdtype(a.dtype, jnp.floating))
         start = time.perf_counter()
-        step = jax.jit(jax.value_and_grad(loss, argnums=tuple(range(len(args)))))
+        step = jax.jit(jax.value_and_grad(loss, argnums=floats))
         compiled = step.lower(*args).compile()
         compile_s.append(time.perf_counter() - start)
     figures = {"compile_s": float(np.median(compile_s))}

@@ -146,3 +146,11 @@ def gpt2_loss(policy, head_dim=64):
         label = jnp.take_along_axis(logits, targets[..., None], axis=-1, mode="clip")[..., 0]
         return jnp.mean(jax.nn.logsumexp(logits, axis=-1) - label)
     return loss
+
+
+def gpt2_shapes(layers, width, vocab, context):
+    """gpt2_loss's parameter shapes, in its argument order."""
+    c = width
+    block = [(c,), (c,), (3 * c,), (c, 3 * c), (c,), (c, c), (c,), (c,), (4 * c,), (c, 4 * c),
+             (c,), (4 * c, c)]
+    return [(vocab, c), (context, c)] + block * layers + [(c,), (c,)]
