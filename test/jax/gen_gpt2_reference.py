@@ -36,6 +36,9 @@ import numpy as np
 import optax
 from flax import traverse_util
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpt2_jax import gpt2_loss  # noqa: E402
+
 jax.config.update("jax_platforms", "cpu")
 jax.config.update("jax_default_matmul_precision", "highest")
 
@@ -125,27 +128,7 @@ def flax_loss(tree, ids, targets):
 
 def plain_loss(p, ids, targets):
     """The same function in plain jax.numpy on the HF-named dict (the cross-check)."""
-    def ln(x, n):
-        c = x - x.mean(-1, keepdims=True)
-        return c * jax.lax.rsqrt((c * c).mean(-1, keepdims=True) + EPS) * p[n + ".weight"] + p[n + ".bias"]
-
-    def lin(x, n):
-        return x @ p[n + ".weight"] + p[n + ".bias"]
-
-    x = p["wte.weight"][ids] + p["wpe.weight"][jnp.arange(ids.shape[1])]
-    for i in range(L):
-        qkv = lin(ln(x, f"h.{i}.ln_1"), f"h.{i}.attn.c_attn")
-        q, k, v = (jnp.transpose(qkv[..., j * C:(j + 1) * C].reshape(B, T, H, C // H), (0, 2, 1, 3))
-                   for j in range(3))
-        s = jnp.einsum("bhqd,bhkd->bhqk", q, k) / math.sqrt(C // H)
-        s = jnp.where(jnp.tril(jnp.ones((T, T), bool)), s, jnp.finfo(jnp.float32).min)
-        y = jnp.einsum("bhqk,bhkd->bqhd", jax.nn.softmax(s, axis=-1), v).reshape(B, T, C)
-        x = x + lin(y, f"h.{i}.attn.c_proj")
-        x = x + lin(jax.nn.gelu(lin(ln(x, f"h.{i}.ln_2"), f"h.{i}.mlp.c_fc"), approximate=True),
-                    f"h.{i}.mlp.c_proj")
-    logits = ln(x, "ln_f") @ p["wte.weight"].T
-    logp = jax.nn.log_softmax(logits, axis=-1)
-    return -jnp.mean(jnp.take_along_axis(logp, targets[..., None], axis=-1))
+    return gpt2_loss(p, ids, targets, L, H)
 
 
 def make_params(shapes):

@@ -31,6 +31,9 @@ import numpy as np
 import optax
 from safetensors.numpy import load_file
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpt2_jax import gpt2_loss  # noqa: E402
+
 jax.config.update("jax_default_matmul_precision", "highest")
 
 TEXT = "/usr/share/common-licenses/GPL-3"
@@ -55,32 +58,6 @@ def batches(tokens, batch, seq, seed, steps):
         starts = [splitmix64(seed ^ splitmix64(step * batch + r)) % windows for r in range(batch)]
         rows = np.stack([head[s:s + seq + 1] for s in starts]).astype(np.int32)
         yield rows[:, :-1], rows[:, 1:]
-
-
-def loss_fn(p, ids, targets, n_layer, n_head):
-    def ln(x, n):
-        c = x - x.mean(-1, keepdims=True)
-        return c * jax.lax.rsqrt((c * c).mean(-1, keepdims=True) + 1e-5) * p[n + ".weight"] + p[n + ".bias"]
-
-    def lin(x, n):
-        return x @ p[n + ".weight"] + p[n + ".bias"]
-
-    b, t = ids.shape
-    c = p["wte.weight"].shape[1]
-    d = c // n_head
-    x = p["wte.weight"][ids] + p["wpe.weight"][:t]
-    for i in range(n_layer):
-        qkv = lin(ln(x, f"h.{i}.ln_1"), f"h.{i}.attn.c_attn")
-        q, k, v = (jnp.transpose(qkv[..., j * c:(j + 1) * c].reshape(b, t, n_head, d), (0, 2, 1, 3))
-                   for j in range(3))
-        s = jnp.einsum("bhqd,bhkd->bhqk", q, k) / math.sqrt(d)
-        s = jnp.where(jnp.tril(jnp.ones((t, t), bool)), s, jnp.finfo(jnp.float32).min)
-        y = jnp.einsum("bhqk,bhkd->bqhd", jax.nn.softmax(s, axis=-1), v).reshape(b, t, c)
-        x = x + lin(y, f"h.{i}.attn.c_proj")
-        x = x + lin(jax.nn.gelu(lin(ln(x, f"h.{i}.ln_2"), f"h.{i}.mlp.c_fc"), approximate=True),
-                    f"h.{i}.mlp.c_proj")
-    logits = ln(x, "ln_f") @ p["wte.weight"].T
-    return jnp.mean(optax.softmax_cross_entropy_with_integer_labels(logits, targets))
 
 
 def main():
@@ -110,7 +87,7 @@ def main():
 
     @jax.jit
     def step(params, state, ids, targets):
-        loss, grads = jax.value_and_grad(loss_fn)(params, ids, targets, r["n_layer"], r["n_head"])
+        loss, grads = jax.value_and_grad(gpt2_loss)(params, ids, targets, r["n_layer"], r["n_head"])
         updates, state = tx.update(grads, state, params)
         return optax.apply_updates(params, updates), state, loss
 

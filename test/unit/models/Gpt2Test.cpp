@@ -74,6 +74,15 @@ std::pair<interp::Tensor, interp::Tensor> formulaTokens(int64_t batch, int64_t s
           array::from_function<int32_t>({batch, seq}, token(1))};
 }
 
+/// The reference's run: the tiny preset, the formula's parameters and tokens.
+struct TinyRun {
+  gpt2::Config config = *gpt2::preset("tiny");
+  gpt2::Params<interp::Tensor> params = formulaParams(config);
+  std::pair<interp::Tensor, interp::Tensor> tokens =
+      formulaTokens(*reference().getObject("config")->getInteger("batch"),
+                    *reference().getObject("config")->getInteger("seq"));
+};
+
 double relativeTo(double got, double want, double scale) { return std::abs(got - want) / scale; }
 
 /// One gradient leaf against the reference's summary of it: within 1e-5
@@ -201,13 +210,10 @@ TEST_CASE("GPT-2's initialization", "[models][gpt2]") {
 }
 
 TEST_CASE("tiny GPT-2's loss and gradients equal Flax's", "[models][gpt2]") {
-  const gpt2::Config config = *gpt2::preset("tiny");
-  const llvm::json::Object &ref = reference();
-  const llvm::json::Object &sizes = *ref.getObject("config");
-  const int64_t batch = *sizes.getInteger("batch"), seq = *sizes.getInteger("seq");
-  gpt2::Params<interp::Tensor> params = formulaParams(config);
-  auto [ids, targets] = formulaTokens(batch, seq);
-  const double want = *ref.getNumber("loss");
+  const TinyRun run;
+  const auto &[config, params, tokens] = run;
+  const auto &[ids, targets] = tokens;
+  const double want = *reference().getNumber("loss");
   CHECK(std::abs(want - std::log(512.0)) < 1.0);
 
   // The interpreter's value and gradients, with their derived bounds.
@@ -248,14 +254,11 @@ TEST_CASE("tiny GPT-2's loss and gradients equal Flax's", "[models][gpt2]") {
 }
 
 TEST_CASE("tiny GPT-2 trains as Flax's does", "[models][gpt2]") {
-  const gpt2::Config config = *gpt2::preset("tiny");
-  const llvm::json::Object &ref = reference();
-  const llvm::json::Object &sizes = *ref.getObject("config");
-  const int64_t batch = *sizes.getInteger("batch"), seq = *sizes.getInteger("seq");
-  gpt2::Params<interp::Tensor> params = formulaParams(config);
-  auto [ids, targets] = formulaTokens(batch, seq);
+  TinyRun run;
+  auto &[config, params, tokens] = run;
+  const auto &[ids, targets] = tokens;
   auto step = jit(value_and_grad(lossFn(config), argnums<0>));
-  const llvm::json::Array &losses = *ref.getArray("loss_steps");
+  const llvm::json::Array &losses = *reference().getArray("loss_steps");
   for (size_t i = 0; i < losses.size(); ++i) {
     auto [value, grads] = step(params, ids, targets);
     const double want = *losses[i].getAsNumber();
