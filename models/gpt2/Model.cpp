@@ -13,8 +13,17 @@ using namespace cotangent;
 
 namespace {
 
-Tensor linear(const gpt2::Dict<Tensor> &p, const Tensor &x, const SrcLoc &loc) {
-  return np::add(np::matmul(x, p.at("weight"), loc), p.at("bias"), loc);
+/// a @ b with operands in `dtype` (F32: as they are), the product back in f32.
+Tensor matmulIn(DType dtype, const Tensor &a, const Tensor &b, const SrcLoc &loc) {
+  if (dtype == DType::F32)
+    return np::matmul(a, b, loc);
+  return np::astype(np::matmul(np::astype(a, dtype, loc), np::astype(b, dtype, loc), loc),
+                    DType::F32, loc);
+}
+
+Tensor linear(const gpt2::ModelOptions &o, const gpt2::Dict<Tensor> &p, const Tensor &x,
+              const SrcLoc &loc) {
+  return np::add(matmulIn(o.matmul_dtype, x, p.at("weight"), loc), p.at("bias"), loc);
 }
 
 Tensor norm(const gpt2::Config &config, const gpt2::Dict<Tensor> &p, const Tensor &x,
@@ -25,33 +34,34 @@ Tensor norm(const gpt2::Config &config, const gpt2::Dict<Tensor> &p, const Tenso
 /// Causal self-attention of x [B, T, C]: heads of [B, H, T, D], masked
 /// scores float32's lowest where a key follows the query (as nanoGPT's -inf
 /// but finite), softmax over the keys.
-Tensor attention(const gpt2::Config &config, const gpt2::Attention<Tensor> &p, const Tensor &x,
-                 const SrcLoc &loc) {
+Tensor attention(const gpt2::Config &config, const gpt2::ModelOptions &o,
+                 const gpt2::Attention<Tensor> &p, const Tensor &x, const SrcLoc &loc) {
   const int64_t b = x.shape()[0], t = x.shape()[1], c = config.n_embd, h = config.n_head,
                 d = config.head_dim();
-  Tensor qkv = linear(p.c_attn, x, loc);
+  Tensor qkv = linear(o, p.c_attn, x, loc);
   auto heads = [&](int64_t i) {
     Tensor part = np::slice_in_dim(qkv, i * c, (i + 1) * c, 1, 2, loc);
     return np::transpose(np::reshape(part, {b, t, h, d}, loc), {0, 2, 1, 3}, loc);
   };
   Tensor q = heads(0), k = heads(1), v = heads(2);
-  Tensor scores = np::divide(np::matmul(q, np::transpose(k, {0, 1, 3, 2}, loc), loc),
-                             std::sqrt(static_cast<double>(d)), loc);
+  Tensor scores =
+      np::divide(matmulIn(o.matmul_dtype, q, np::transpose(k, {0, 1, 3, 2}, loc), loc),
+                 std::sqrt(static_cast<double>(d)), loc);
   Tensor positions = np::arange(t, loc);
   Tensor causal = np::greater_equal(np::reshape(positions, {t, 1}, loc),
                                     np::reshape(positions, {1, t}, loc), loc);
   Tensor probs = nn::softmax(
       np::where(causal, scores, static_cast<double>(std::numeric_limits<float>::lowest()), loc),
       -1, loc);
-  Tensor y = np::transpose(np::matmul(probs, v, loc), {0, 2, 1, 3}, loc);
-  return linear(p.c_proj, np::reshape(y, {b, t, c}, loc), loc);
+  Tensor y = np::transpose(matmulIn(o.matmul_dtype, probs, v, loc), {0, 2, 1, 3}, loc);
+  return linear(o, p.c_proj, np::reshape(y, {b, t, c}, loc), loc);
 }
 
-Tensor block(const gpt2::Config &config, const gpt2::Block<Tensor> &p, const Tensor &x,
-             const SrcLoc &loc) {
-  Tensor h = np::add(x, attention(config, p.attn, norm(config, p.ln_1, x, loc), loc), loc);
-  Tensor hidden = nn::gelu(linear(p.mlp.c_fc, norm(config, p.ln_2, h, loc), loc), true, loc);
-  return np::add(h, linear(p.mlp.c_proj, hidden, loc), loc);
+Tensor block(const gpt2::Config &config, const gpt2::ModelOptions &o, const gpt2::Block<Tensor> &p,
+             const Tensor &x, const SrcLoc &loc) {
+  Tensor h = np::add(x, attention(config, o, p.attn, norm(config, p.ln_1, x, loc), loc), loc);
+  Tensor hidden = nn::gelu(linear(o, p.mlp.c_fc, norm(config, p.ln_2, h, loc), loc), true, loc);
+  return np::add(h, linear(o, p.mlp.c_proj, hidden, loc), loc);
 }
 
 } // namespace
@@ -74,15 +84,20 @@ Tensor gpt2::logits(const Config &config, const Params<Tensor> &params, const Te
   const Tensor &wte = params.wte.at("weight");
   Tensor positions = np::slice_in_dim(params.wpe.at("weight"), 0, t, 1, 0, loc);
   Tensor x = np::add(np::take(wte, ids, 0, loc), positions, loc);
-  auto layer = [&config, loc](const Block<Tensor> &p, const Tensor &in) {
-    return block(config, p, in, loc);
+  auto layer = [&config, &options, loc](const Block<Tensor> &p, const Tensor &in) {
+    return block(config, options, p, in, loc);
   };
   for (const Block<Tensor> &p : params.h)
     x = options.block_policy ? checkpoint(layer, {.policy = options.block_policy})(p, x)
                              : layer(p, x);
   x = norm(config, params.ln_f, x, loc);
   // Tied weights: x [B, T, C] against wte [V, C] over C.
-  return np::dot_general(x, wte, {2}, {1}, {}, {}, loc);
+  if (options.matmul_dtype == DType::F32)
+    return np::dot_general(x, wte, {2}, {1}, {}, {}, loc);
+  const DType low = options.matmul_dtype;
+  return np::astype(np::dot_general(np::astype(x, low, loc), np::astype(wte, low, loc), {2}, {1},
+                                    {}, {}, loc),
+                    DType::F32, loc);
 }
 
 Tensor gpt2::loss(const Config &config, const Params<Tensor> &params, const Tensor &ids,

@@ -20,6 +20,7 @@
 
 #include "models/gpt2/Params.h"
 #include "tracer/Checkpoint.h"
+#include "tracer/DType.h"
 #include "tracer/Tensor.h"
 
 #include <optional>
@@ -29,6 +30,12 @@ namespace cotangent::gpt2 {
 struct ModelOptions {
   /// A checkpoint around every block under this policy (none: no checkpoint).
   std::optional<Policy> block_policy;
+  /// The matmuls' operand dtype: F32, or BF16 for mixed precision (as
+  /// PyTorch's autocast and jmp's policies do: each matmul's operands cast
+  /// to bf16, the product accumulated in f32 and rounded to bf16, then cast
+  /// back; the residual stream, LayerNorm, softmax, GELU and the loss stay
+  /// f32, and so do the parameters and their gradients).
+  DType matmul_dtype = DType::F32;
 };
 
 /// The logits f32[batch, seq, vocab] of integer token ids [batch, seq]

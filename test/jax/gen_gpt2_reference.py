@@ -187,18 +187,24 @@ def document():
     steps.append(float(grad_fn(p, ids, targets)[0]))
     assert steps[0] == loss and steps[-1] < steps[0], steps
 
+    # Mixed precision: the same function with every matmul's operands in bfloat16.
+    bf16_loss, bf16_grads = jax.jit(jax.value_and_grad(
+        lambda p, i, t: gpt2_loss(p, i, t, L, H, jnp.bfloat16)))(params, ids, targets)
     return {"jax": jax.__version__, "flax": flax.__version__, "optax": optax.__version__,
             "config": CONFIG, "params_rule": PARAMS_RULE, "tokens_rule": TOKENS_RULE, "formulas": FORMULAS,
             "leaf_order": sorted(hf_shapes), "loss": loss, "loss_steps": steps,
-            "gradients": {n: gradient_doc(grads[n]) for n in sorted(grads)}}
+            "bf16_loss": float(bf16_loss),
+            "gradients": {n: gradient_doc(grads[n]) for n in sorted(grads)},
+            "bf16_gradients": {n: gradient_doc(np.asarray(bf16_grads[n])) for n in sorted(grads)}}
 
 
 def dumps(doc):
     """One top-level key a line, one gradient leaf a line."""
     def j(v):
         return json.dumps(v, separators=(",", ":"))
-    lines = [f"{j(k)}:{j(v)}" for k, v in doc.items() if k != "gradients"]
-    lines.append('"gradients":{\n' + ",\n".join(f"{j(k)}:{j(v)}" for k, v in doc["gradients"].items()) + "}")
+    lines = [f"{j(k)}:{j(v)}" for k, v in doc.items() if not k.endswith("gradients")]
+    for key in ("gradients", "bf16_gradients"):
+        lines.append(f'"{key}":{{\n' + ",\n".join(f"{j(k)}:{j(v)}" for k, v in doc[key].items()) + "}")
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 

@@ -84,7 +84,8 @@ cl::opt<std::string> memoryBudget(
 cl::opt<std::string> target(cl::cat(toolOptions), "target", cl::init("cpu"),
                             cl::desc("cpu (the tracing API compiles for the CPU; cuda is refused)"));
 cl::opt<std::string> dtype(cl::cat(toolOptions), "dtype", cl::init("f32"),
-                           cl::desc("f32 (bf16 is refused for now)"));
+                           cl::desc("the matmuls' operands: f32, or bf16 (mixed precision: f32 "
+                                    "parameters, optimizer state, norms, softmax and loss)"));
 cl::opt<std::string> checkpointDir(cl::cat(toolOptions), "checkpoint-dir",
                                    cl::desc("save checkpoints here"), cl::value_desc("dir"));
 tools::UnsignedOpt<1> checkpointEvery(cl::cat(toolOptions), "checkpoint-every", cl::init(50),
@@ -234,8 +235,8 @@ int main(int argc, char **argv) {
     return fail("--target " + target +
                 ": the tracing API compiles for the CPU only so far; a GPU step runs through "
                 "cotangent-run --target=cuda and cotangent-step");
-  if (dtype != "f32")
-    return fail("--dtype " + dtype + ": only f32 is implemented so far");
+  if (dtype != "f32" && dtype != "bf16")
+    return fail("--dtype " + dtype + ": expected f32 or bf16");
   if (static_cast<int64_t>(seq) > config->block_size)
     return fail("--seq " + std::to_string(seq) + " is longer than " + config->name +
                 "'s context of " + std::to_string(config->block_size));
@@ -286,7 +287,8 @@ int main(int argc, char **argv) {
     std::string message = e.what();
     return fail("--policy: " + message.substr(0, message.rfind(" at ")));
   }
-  gpt2::ModelOptions modelOptions{.block_policy = blockPolicy};
+  gpt2::ModelOptions modelOptions{.block_policy = blockPolicy,
+                                  .matmul_dtype = dtype == "bf16" ? DType::BF16 : DType::F32};
   std::optional<double> budgetBytes, budgetFraction;
   if (!memoryBudget.empty()) {
     if (!policy.empty())
@@ -350,7 +352,7 @@ int main(int argc, char **argv) {
     const double peak = peakTflops > 0 ? peakTflops : measuredPeakTflops();
     const double flopsPerStep = config->flops_per_token(seq) * static_cast<double>(batch * seq);
     std::cout << "GPT-2 " << config->name << ": " << config->parameter_count()
-              << " parameters, batch " << batch << " x " << seq << " tokens, "
+              << " parameters, " << dtype << " matmuls, batch " << batch << " x " << seq << " tokens, "
               << flopsPerStep / 1e9 << " GFLOP a step, peak " << peak
               << " TFLOP/s (" << (peakTflops > 0 ? "given" : "measured matmul") << ")\n";
     std::ofstream log;

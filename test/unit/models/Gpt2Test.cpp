@@ -2,7 +2,8 @@
 // GPT-2's initialization, errors of bad input, and the tiny preset's loss,
 // gradients and first SGD steps against the same Flax model in JAX
 // (test/jax/gen_gpt2_reference.py; both sides make the parameters from one
-// formula, so no weights are committed). Each gradient leaf is compared by
+// formula, so no weights are committed), and in mixed precision (bf16
+// matmuls) against JAX with the same casts. Each gradient leaf is compared by
 // its norm, four fixed projections and its first and last elements (all of
 // it for leaves of at most 1024 elements): a leaf within 1e-5 relative in
 // norm, |g - g_jax| <= 1e-5 |g_jax|, meets every one of these checks.
@@ -89,9 +90,10 @@ double relativeTo(double got, double want, double scale) { return std::abs(got -
 /// of its norm, or within `bound` (the interpreter's derived bound on any
 /// f32 evaluation's distance, as a vector norm) where the leaf's own
 /// conditioning makes that larger.
-void checkLeaf(const std::string &name, const interp::Tensor &g, double bound = 0) {
-  INFO("gradient " << name);
-  const llvm::json::Object *want = reference().getObject("gradients")->getObject(name);
+void checkLeaf(const std::string &name, const interp::Tensor &g, double bound = 0,
+               const char *key = "gradients", double relative = kRelative) {
+  INFO(key << " " << name);
+  const llvm::json::Object *want = reference().getObject(key)->getObject(name);
   REQUIRE(want);
   const int64_t n = g.getNumElements();
   std::vector<double> v(static_cast<size_t>(n));
@@ -99,7 +101,7 @@ void checkLeaf(const std::string &name, const interp::Tensor &g, double bound = 
     v[static_cast<size_t>(k)] = g.getDouble(k);
   const double norm = *want->getNumber("norm");
   REQUIRE(norm > 0);
-  const double tolerance = std::max(kRelative * norm, bound);
+  const double tolerance = std::max(relative * norm, bound);
   double ours = std::sqrt(std::inner_product(v.begin(), v.end(), v.begin(), 0.0));
   INFO("norm " << norm << ", derived bound " << bound);
   CHECK(std::abs(ours - norm) <= tolerance);
@@ -250,6 +252,38 @@ TEST_CASE("tiny GPT-2's loss and gradients equal Flax's", "[models][gpt2]") {
     auto [value, grads] = jit(value_and_grad(remat, argnums<0>))(params, ids, targets);
     CHECK(relativeTo(value.getDouble(0), want, want) <= kRelative);
     checkGradients(grads);
+  }
+}
+
+TEST_CASE("tiny GPT-2 in mixed precision equals JAX's with the same casts", "[models][gpt2][bf16]") {
+  // Every matmul's operands in bf16 (8 significant bits), accumulated in
+  // f32 on both sides but in different orders, so a product may round to
+  // the neighbouring bf16 value: each leaf within 2^-6 (four bf16 units in
+  // the last place) of its norm, the loss within 2^-8.
+  const TinyRun run;
+  const auto &[config, params, tokens] = run;
+  const auto &[ids, targets] = tokens;
+  auto bf16 = [config](const gpt2::Params<Tensor> &p, const Tensor &in, const Tensor &out) {
+    return gpt2::loss(config, p, in, out, {.matmul_dtype = DType::BF16});
+  };
+  // The step traces bf16 converts around every matmul.
+  cotangent::trace traced({.context = &defaultContext()}, bf16, params, ids, targets);
+  CHECK_THAT(traced.mlir(), Catch::Contains("xbf16>"));
+  auto [value, grads] = jit(value_and_grad(bf16, argnums<0>))(params, ids, targets);
+  const double want = *reference().getNumber("bf16_loss");
+  CHECK(relativeTo(value.getDouble(0), want, want) <= 1.0 / 256);
+  const double f32Loss = *reference().getNumber("loss");
+  CHECK(relativeTo(want, f32Loss, f32Loss) <= 1.0 / 256);
+  // The rounding of bf16 products scales with the terms summed, not with a
+  // sum that cancels: a leaf whose gradient cancels to under 1% of the
+  // model's largest (h.0.ln_2.bias: 4e-3 beside norms of 1) is held to 2^-6
+  // of that 1% instead of its own norm.
+  double largest = 0;
+  for (const auto &[name, doc] : *reference().getObject("bf16_gradients"))
+    largest = std::max(largest, *doc.getAsObject()->getNumber("norm"));
+  for (const auto &[name, g] : namedLeaves(grads)) {
+    CHECK(array::dtype(g) == DType::F32);
+    checkLeaf(name, g, 0.01 * largest / 64, "bf16_gradients", 1.0 / 64);
   }
 }
 
