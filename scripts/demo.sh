@@ -24,3 +24,4 @@ build/bin/cotangent-train prepare /usr/share/common-licenses/GPL-3 build/demo-te
 rm -f build/demo-train.jsonl
 build/bin/cotangent-train --data build/demo-text.bin --steps 1500 --batch 8 --seq 64 --lr 1e-3 \
   --warmup 20 --memory-budget 0.7 --eval-every 500 --print-every 100 --log build/demo-train.jsonl
+python3 tools/plot-training.py build/demo-train.jsonl -o build/demo-train.png || true

@@ -40,6 +40,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <unistd.h>
 
 using namespace cotangent;
 namespace cl = llvm::cl;
@@ -433,6 +434,7 @@ int main(int argc, char **argv) {
           where = "opt_state['" + key + "']";
       return where;
     };
+    const bool terminal = ::isatty(STDOUT_FILENO);
     std::string lastSaved = checkpointDir.empty() ? "" : train::checkpointPath(checkpointDir, state.step);
     while (state.step < steps) {
       data::Batch b = sampler->at(state.step);
@@ -453,6 +455,18 @@ int main(int argc, char **argv) {
       if ((evalEvery > 0 && state.step % evalEvery == 0) || state.step == steps)
         valLoss = validation();
       const bool print = state.step % printEvery == 0 || state.step == 1 || state.step == steps || valLoss;
+      if (terminal) {
+        // On a terminal, between printed lines: a progress bar, redrawn in place.
+        std::printf("\r\033[K");
+        if (!print) {
+          const int width = 30, done = static_cast<int>(width * state.step / steps);
+          std::printf("[%s%s] step %llu/%u | loss %.4f | %.0f tok/s", std::string(done, '#').c_str(),
+                      std::string(width - done, '.').c_str(),
+                      static_cast<unsigned long long>(state.step), static_cast<unsigned>(steps),
+                      lossValue, tokensPerSecond);
+          std::fflush(stdout);
+        }
+      }
       if (print)
         std::printf("step %5llu/%u | loss %.4f | %8.0f tok/s | %8.1f ms | MFU %5.1f%% | peak %.1f MiB",
                   static_cast<unsigned long long>(state.step), static_cast<unsigned>(steps),
