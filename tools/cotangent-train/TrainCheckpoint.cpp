@@ -210,17 +210,27 @@ std::vector<std::pair<uint64_t, std::string>> checkpointsIn(const std::string &d
 
 } // namespace
 
+void train::pruneCheckpoints(const std::string &dir, int64_t keep) {
+  std::error_code ec;
+  std::vector<std::pair<uint64_t, std::string>> all = checkpointsIn(dir);
+  for (size_t i = static_cast<size_t>(std::max<int64_t>(keep, 0)); i < all.size(); ++i)
+    fs::remove(all[i].second, ec);
+}
+
 std::optional<std::string> train::saveCheckpoint(const std::string &dir, const TrainState &state,
                                                  const RunIdentity &run, int64_t keep) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec)
     return dir + ": " + ec.message();
+  // Room first, so that a kill at any moment leaves at most `keep` (and at
+  // least keep - 1 good ones); with keep 1 the old one goes only after the
+  // new one is whole, so there is always one.
+  if (keep >= 2)
+    pruneCheckpoints(dir, keep - 1);
   if (auto error = safetensors::writeAtomically(checkpointPath(dir, state.step), toFile(state, run)))
     return error;
-  std::vector<std::pair<uint64_t, std::string>> all = checkpointsIn(dir);
-  for (size_t i = static_cast<size_t>(std::max<int64_t>(keep, 1)); i < all.size(); ++i)
-    fs::remove(all[i].second, ec);
+  pruneCheckpoints(dir, std::max<int64_t>(keep, 1));
   return std::nullopt;
 }
 

@@ -53,11 +53,15 @@ std::optional<std::string> loadHfWeights(const safetensors::File &file, HostPara
 
 /// The checkpoint file of `step` in `dir`.
 std::string checkpointPath(const std::string &dir, uint64_t step);
-/// Writes `state` to `dir` (created if missing), then deletes all but the
-/// newest `keep` checkpoints; the error, or nullopt. A failed write leaves
-/// the checkpoints there were.
+/// Writes `state` to `dir` (created if missing), keeping the newest `keep`
+/// checkpoints: the oldest beyond keep - 1 go before the write, so the
+/// directory never holds more than `keep` (with keep 1, the old one goes
+/// after the new one is whole). The error, or nullopt; a failed write
+/// leaves the checkpoints there were.
 std::optional<std::string> saveCheckpoint(const std::string &dir, const TrainState &state,
                                           const RunIdentity &run, int64_t keep);
+/// Deletes all but the newest `keep` checkpoints of `dir`.
+void pruneCheckpoints(const std::string &dir, int64_t keep);
 /// The newest checkpoint of `dir` that reads and matches; each refused one
 /// is reported through `refused` ("PATH: why"), and a corrupt one renamed
 /// to PATH.refused so that it leaves the rotation. nullopt when there is
