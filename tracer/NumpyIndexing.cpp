@@ -46,18 +46,23 @@ Shape replaceAxis(const Shape &shape, int64_t axis, const Shape &inner) {
   return out;
 }
 
+/// jx.take of x's slices along axis `a` at the 1-D indices `flat`.
+Tensor emitTake(const Tensor &x, const Tensor &flat, int64_t a, std::string_view op,
+                const SrcLoc &loc) {
+  TraceState &s = detail::activeTrace(op, loc);
+  auto axisAttr = s.builder().getI64IntegerAttr(a);
+  Value operand = use(x, op, loc), idx = use(flat, op, loc);
+  checkInference<jx::TakeOp>(s, op, loc, {operand, idx},
+                             {s.builder().getNamedAttr("axis", axisAttr)});
+  return wrap(emit<jx::TakeOp>(op, loc, operand, idx, axisAttr));
+}
+
 } // namespace
 
 Tensor take(const Tensor &x, const Tensor &indices, int64_t axis, SrcLoc loc) {
   use(x, "take", loc);
   int64_t a = detail::normalizeAxis(axis, x.rank(), "take", x, loc);
-  Tensor flat = flatIndices(x, indices, x.shape()[a], "take", loc);
-  TraceState &s = detail::activeTrace("take", loc);
-  auto axisAttr = s.builder().getI64IntegerAttr(a);
-  Value operand = use(x, "take", loc), idx = use(flat, "take", loc);
-  checkInference<jx::TakeOp>(s, "take", loc, {operand, idx},
-                             {s.builder().getNamedAttr("axis", axisAttr)});
-  Tensor rows = wrap(emit<jx::TakeOp>("take", loc, operand, idx, axisAttr));
+  Tensor rows = emitTake(x, flatIndices(x, indices, x.shape()[a], "take", loc), a, "take", loc);
   return reshape(rows, replaceAxis(x.shape(), a, indices.shape()), loc);
 }
 
@@ -107,7 +112,10 @@ Tensor take_along_axis(const Tensor &x, const Tensor &indices, int64_t axis, Src
   Shape positions{1};
   for (int64_t e : out)
     positions[0] *= e;
-  Tensor rows = take(reshape(operand, {operand.size()}, loc), reshape(*flat, positions, loc), 0, loc);
+  // The positions are in range already: jx.take directly, not np::take's
+  // normalization again.
+  Tensor rows = emitTake(reshape(operand, {operand.size()}, loc), reshape(*flat, positions, loc), 0,
+                         "take_along_axis", loc);
   return reshape(rows, out, loc);
 }
 

@@ -13,12 +13,19 @@ using namespace cotangent;
 
 namespace {
 
-/// a @ b with operands in `dtype` (F32: as they are), the product back in f32.
-Tensor matmulIn(DType dtype, const Tensor &a, const Tensor &b, const SrcLoc &loc) {
+/// product(a, b) with the operands in `dtype` (F32: as they are), back in f32.
+template <class Product>
+Tensor productIn(DType dtype, const Tensor &a, const Tensor &b, const SrcLoc &loc,
+                 Product product) {
   if (dtype == DType::F32)
-    return np::matmul(a, b, loc);
-  return np::astype(np::matmul(np::astype(a, dtype, loc), np::astype(b, dtype, loc), loc),
-                    DType::F32, loc);
+    return product(a, b);
+  return np::astype(product(np::astype(a, dtype, loc), np::astype(b, dtype, loc)), DType::F32, loc);
+}
+
+/// a @ b with the operands in `dtype`.
+Tensor matmulIn(DType dtype, const Tensor &a, const Tensor &b, const SrcLoc &loc) {
+  return productIn(dtype, a, b, loc,
+                   [&](const Tensor &x, const Tensor &y) { return np::matmul(x, y, loc); });
 }
 
 Tensor linear(const gpt2::ModelOptions &o, const gpt2::Dict<Tensor> &p, const Tensor &x,
@@ -92,12 +99,9 @@ Tensor gpt2::logits(const Config &config, const Params<Tensor> &params, const Te
                              : layer(p, x);
   x = norm(config, params.ln_f, x, loc);
   // Tied weights: x [B, T, C] against wte [V, C] over C.
-  if (options.matmul_dtype == DType::F32)
-    return np::dot_general(x, wte, {2}, {1}, {}, {}, loc);
-  const DType low = options.matmul_dtype;
-  return np::astype(np::dot_general(np::astype(x, low, loc), np::astype(wte, low, loc), {2}, {1},
-                                    {}, {}, loc),
-                    DType::F32, loc);
+  return productIn(options.matmul_dtype, x, wte, loc, [&](const Tensor &a, const Tensor &b) {
+    return np::dot_general(a, b, {2}, {1}, {}, {}, loc);
+  });
 }
 
 Tensor gpt2::loss(const Config &config, const Params<Tensor> &params, const Tensor &ids,

@@ -65,35 +65,27 @@ std::optional<interp::Tensor> fromTensor(const safetensors::Tensor &t, const int
                           array::shape(like), array::dtype(like));
 }
 
-/// Every parameter leaf with its HF name, writable.
-std::vector<std::pair<std::string, interp::Tensor *>> namedLeaves(HostParams &params) {
-  std::vector<std::pair<std::string, interp::Tensor *>> out;
-  auto add = [&](const std::string &prefix, gpt2::Dict<interp::Tensor> &d) {
-    for (auto &[k, t] : d)
-      out.emplace_back(prefix + "." + k, &t);
-  };
-  add("wte", params.wte);
-  add("wpe", params.wpe);
-  for (size_t i = 0; i < params.h.size(); ++i) {
-    const std::string b = "h." + std::to_string(i) + ".";
-    add(b + "ln_1", params.h[i].ln_1);
-    add(b + "attn.c_attn", params.h[i].attn.c_attn);
-    add(b + "attn.c_proj", params.h[i].attn.c_proj);
-    add(b + "ln_2", params.h[i].ln_2);
-    add(b + "mlp.c_fc", params.h[i].mlp.c_fc);
-    add(b + "mlp.c_proj", params.h[i].mlp.c_proj);
+/// `like` with each leaf replaced by `leaf(its HF name, the leaf)`; nullopt
+/// as soon as one gives none.
+template <class F>
+std::optional<HostParams> mapLeaves(const HostParams &like, F &&leaf) {
+  std::vector<interp::Tensor> out;
+  for (const auto &[path, t] : flattenValues(like, "")) {
+    std::optional<interp::Tensor> next = leaf(gpt2::hf_name(path), t);
+    if (!next)
+      return std::nullopt;
+    out.push_back(std::move(*next));
   }
-  add("ln_f", params.ln_f);
-  return out;
+  LeafCursorOf<interp::Tensor> cursor{out};
+  return Tree<HostParams>::rebuild(like, cursor);
 }
 
 } // namespace
 
 safetensors::File train::toFile(const TrainState &state, const RunIdentity &run) {
   safetensors::File file;
-  HostParams params = state.params;
-  for (auto &[name, t] : namedLeaves(params))
-    file.tensors[name] = toTensor(*t);
+  for (const auto &[path, t] : flattenValues(state.params, ""))
+    file.tensors[gpt2::hf_name(path)] = toTensor(t);
   for (const auto &[key, t] : state.opt_state)
     file.tensors[kOptPrefix + key] = toTensor(t);
   for (const auto &[name, t] : file.tensors)
@@ -130,32 +122,35 @@ std::optional<TrainState> train::fromFile(const safetensors::File &file, const T
     }
   TrainState state = like;
   size_t used = 0;
-  auto take = [&](const std::string &name, interp::Tensor &leaf) {
+  auto take = [&](const std::string &name, const interp::Tensor &leaf) -> std::optional<interp::Tensor> {
     auto it = file.tensors.find(name);
     if (it == file.tensors.end()) {
       error = "tensor '" + name + "' is missing";
-      return false;
+      return std::nullopt;
     }
     if (meta(kCrcPrefix + name) != crc32Of(it->second.bytes)) {
       error = "tensor '" + name + "' fails its CRC-32 (corrupt data)";
-      return false;
+      return std::nullopt;
     }
     std::string why;
     std::optional<interp::Tensor> t = fromTensor(it->second, leaf, why);
     if (!t) {
       error = "tensor '" + name + "' " + why;
-      return false;
+      return std::nullopt;
     }
-    leaf = *t;
     ++used;
-    return true;
+    return t;
   };
-  for (auto &[name, leaf] : namedLeaves(state.params))
-    if (!take(name, *leaf))
+  std::optional<HostParams> params = mapLeaves(like.params, take);
+  if (!params)
+    return std::nullopt;
+  state.params = std::move(*params);
+  for (auto &[key, leaf] : state.opt_state) {
+    std::optional<interp::Tensor> t = take(kOptPrefix + key, leaf);
+    if (!t)
       return std::nullopt;
-  for (auto &[key, leaf] : state.opt_state)
-    if (!take(kOptPrefix + key, leaf))
-      return std::nullopt;
+    leaf = std::move(*t);
+  }
   if (used != file.tensors.size()) {
     error = "holds " + std::to_string(file.tensors.size() - used) + " tensors this run does not have";
     return std::nullopt;
@@ -170,18 +165,25 @@ std::optional<TrainState> train::fromFile(const safetensors::File &file, const T
 }
 
 std::optional<std::string> train::loadHfWeights(const safetensors::File &file, HostParams &params) {
-  for (auto &[name, leaf] : namedLeaves(params)) {
-    auto it = file.tensors.find(name);
-    if (it == file.tensors.end())
-      it = file.tensors.find("transformer." + name);
-    if (it == file.tensors.end())
-      return "tensor '" + name + "' is missing";
-    std::string why;
-    std::optional<interp::Tensor> t = fromTensor(it->second, *leaf, why);
-    if (!t)
-      return "tensor '" + it->first + "' " + why;
-    *leaf = *t;
-  }
+  std::string error;
+  std::optional<HostParams> loaded =
+      mapLeaves(params, [&](const std::string &name, const interp::Tensor &leaf) {
+        auto it = file.tensors.find(name);
+        if (it == file.tensors.end())
+          it = file.tensors.find("transformer." + name);
+        if (it == file.tensors.end()) {
+          error = "tensor '" + name + "' is missing";
+          return std::optional<interp::Tensor>();
+        }
+        std::string why;
+        std::optional<interp::Tensor> t = fromTensor(it->second, leaf, why);
+        if (!t)
+          error = "tensor '" + it->first + "' " + why;
+        return t;
+      });
+  if (!loaded)
+    return error;
+  params = std::move(*loaded);
   return std::nullopt;
 }
 

@@ -423,22 +423,20 @@ int main(int argc, char **argv) {
       return 1;
     // What each op's path in the state is, for --check-finite's message.
     auto nonFiniteLeaf = [](const train::TrainState &s) -> std::string {
-      std::string where;
-      Tree<train::HostParams>::forEach(s.params, "params", [&](const std::string &path,
-                                                               const interp::Tensor &t) {
-        if (where.empty() && tools::findNonFinite(t))
-          where = path;
-      });
-      for (const auto &[key, t] : s.opt_state)
-        if (where.empty() && tools::findNonFinite(t))
-          where = "opt_state['" + key + "']";
-      return where;
+      for (const auto &[path, t] : flattenValues(std::pair{s.params, s.opt_state}, ""))
+        if (tools::findNonFinite(t))
+          return (path.starts_with("[0]") ? "params" + path.substr(3)
+                                          : "opt_state" + path.substr(3));
+      return "";
     };
     const bool terminal = ::isatty(STDOUT_FILENO);
     std::string lastSaved = checkpointDir.empty() ? "" : train::checkpointPath(checkpointDir, state.step);
     while (state.step < steps) {
       data::Batch b = sampler->at(state.step);
-      const train::TrainState before = state;
+      // What --check-finite re-runs a bad step from (the arrays are shared, not copied).
+      std::optional<train::TrainState> before;
+      if (checkFinite)
+        before = state;
       auto start = std::chrono::steady_clock::now();
       auto [params, opt, value] =
           step(state.params, state.opt_state, ints(b.inputs, batch, seq), ints(b.targets, batch, seq));
@@ -486,15 +484,14 @@ int main(int argc, char **argv) {
         std::string message = "step " + std::to_string(state.step) + ": " + bad + " holds NaN or Inf";
         if (checkFinite) {
           trace traced({.name = "train_step", .context = &defaultContext()}, trainStep,
-                       before.params, before.opt_state, ints(b.inputs, batch, seq),
+                       before->params, before->opt_state, ints(b.inputs, batch, seq),
                        ints(b.targets, batch, seq));
           std::vector<interp::Tensor> args;
-          Tree<train::HostParams>::forEach(
-              before.params, "", [&](const std::string &, const interp::Tensor &t) { args.push_back(t); });
-          for (const auto &[key, t] : before.opt_state)
+          for (const auto &[path, t] :
+               flattenValues(std::tuple{before->params, before->opt_state, ints(b.inputs, batch, seq),
+                                        ints(b.targets, batch, seq)},
+                             ""))
             args.push_back(t);
-          args.push_back(ints(b.inputs, batch, seq));
-          args.push_back(ints(b.targets, batch, seq));
           message += "; " + firstNonFinite(traced.func(), args);
         }
         return fail(message + (lastSaved.empty() ? std::string(" (no checkpoint kept)")

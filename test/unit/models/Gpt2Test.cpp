@@ -130,11 +130,9 @@ void checkLeaf(const std::string &name, const interp::Tensor &g, double bound = 
 /// The leaves of `params` with their HF names, in the tree's order.
 std::vector<std::pair<std::string, interp::Tensor>>
 namedLeaves(const gpt2::Params<interp::Tensor> &params) {
-  std::vector<std::pair<std::string, interp::Tensor>> leaves;
-  Tree<gpt2::Params<interp::Tensor>>::forEach(
-      params, "", [&](const std::string &path, const interp::Tensor &t) {
-        leaves.emplace_back(gpt2::hf_name(path), t);
-      });
+  std::vector<std::pair<std::string, interp::Tensor>> leaves = flattenValues(params, "");
+  for (auto &[path, t] : leaves)
+    path = gpt2::hf_name(path);
   return leaves;
 }
 
