@@ -10,6 +10,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
@@ -156,4 +158,15 @@ Value cotangent::lowering::convertScalar(OpBuilder &b, Location loc, Value v, Ty
 Value cotangent::lowering::extractIndex(OpBuilder &b, Location loc, Value scalarTensor) {
   Value scalar = tensor::ExtractOp::create(b, loc, scalarTensor, ValueRange{});
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), scalar);
+}
+
+Value mlir::cotangent::lowering::originOf(Value v) {
+  while (true) {
+    if (auto meta = v.getDefiningOp<memref::ExtractStridedMetadataOp>())
+      v = meta.getSource();
+    else if (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+      v = view.getViewSource();
+    else
+      return v;
+  }
 }

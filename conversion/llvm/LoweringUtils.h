@@ -17,6 +17,10 @@
 
 namespace mlir::cotangent::lowering {
 
+/// The buffer `v` views: through metadata extraction and view-like ops back
+/// to an allocation, an argument, or a value of unknown origin.
+Value originOf(Value v);
+
 void populateElementwisePatterns(RewritePatternSet &patterns);
 /// `lowFloatMatmulOperands`: jx-to-linalg's option of that name.
 void populateContractionPatterns(RewritePatternSet &patterns, bool lowFloatMatmulOperands);

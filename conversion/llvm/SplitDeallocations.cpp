@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "conversion/llvm/LoweringPasses.h"
+#include "conversion/llvm/LoweringUtils.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -22,21 +23,9 @@ namespace mlir::cotangent {
 } // namespace mlir::cotangent
 
 using namespace mlir;
+namespace lowering = mlir::cotangent::lowering;
 
 namespace {
-
-/// The buffer `v` views: through metadata extraction and view-like ops back
-/// to an allocation, an argument, or a value of unknown origin.
-Value originOf(Value v) {
-  while (true) {
-    if (auto meta = v.getDefiningOp<memref::ExtractStridedMetadataOp>())
-      v = meta.getSource();
-    else if (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-      v = view.getViewSource();
-    else
-      return v;
-  }
-}
 
 /// A buffer no other allocation or argument can be: an allocation on the
 /// heap (not the stack, which ownership-based deallocation never frees).
@@ -59,7 +48,7 @@ bool isFunctionArgument(Value v, Operation *within) {
 void split(bufferization::DeallocOp dealloc) {
   llvm::DenseSet<Value> retainedOrigins;
   for (Value retained : dealloc.getRetained()) {
-    Value origin = originOf(retained);
+    Value origin = lowering::originOf(retained);
     // Unknown origin (a call's result, a loop's argument): it may be any
     // of the buffers, so none can be freed apart from the others.
     if (!isHeapAllocation(origin) && !isFunctionArgument(origin, dealloc))
@@ -69,7 +58,7 @@ void split(bufferization::DeallocOp dealloc) {
   llvm::DenseMap<Value, unsigned> count;
   SmallVector<Value> origins;
   for (Value memref : dealloc.getMemrefs()) {
-    origins.push_back(originOf(memref));
+    origins.push_back(lowering::originOf(memref));
     ++count[origins.back()];
   }
   SmallVector<Value> keptMemrefs, keptConditions;

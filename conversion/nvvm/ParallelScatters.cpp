@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "conversion/llvm/LoweringUtils.h"
 #include "conversion/nvvm/GpuPasses.h"
 #include "conversion/nvvm/HostMemory.h"
 
@@ -25,19 +26,9 @@ namespace mlir::cotangent {
 } // namespace mlir::cotangent
 
 using namespace mlir;
+namespace lowering = mlir::cotangent::lowering;
 
 namespace {
-
-/// The buffer a view is of (through subviews and casts).
-Value rootOf(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
-      v = view.getViewSource();
-    else
-      break;
-  }
-  return v;
-}
 
 /// A row view: a subview whose every dimension is either kept whole (offset
 /// 0, the source's full static size, stride 1) or dropped (size 1), so that
@@ -80,9 +71,10 @@ FailureOr<scf::ParallelOp> scatterShape(scf::ForOp loop,
   loop.getBody()->walk([&](Operation *op) {
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
       auto view = store.getMemref().getDefiningOp<memref::SubViewOp>();
-      deviceRows &= view && loop->isAncestor(view) && !mlir::cotangent::isHostMemory(rootOf(view), host);
+      deviceRows &= view && loop->isAncestor(view) &&
+                    !mlir::cotangent::isHostMemory(lowering::originOf(view), host);
     } else if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      deviceRows &= !mlir::cotangent::isHostMemory(rootOf(load.getMemref()), host);
+      deviceRows &= !mlir::cotangent::isHostMemory(lowering::originOf(load.getMemref()), host);
     }
   });
   if (!deviceRows)
@@ -97,7 +89,7 @@ FailureOr<scf::ParallelOp> scatterShape(scf::ForOp loop,
       return WalkResult::advance();
     }
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      written.insert(rootOf(store.getMemref()));
+      written.insert(lowering::originOf(store.getMemref()));
       return WalkResult::advance();
     }
     if (isa<scf::ForOp>(op) || (op->getNumRegions() > 0 && !isa<scf::ReduceOp>(op)))
@@ -123,7 +115,8 @@ FailureOr<scf::ParallelOp> scatterShape(scf::ForOp loop,
     if (auto store = dyn_cast<memref::StoreOp>(op))
       owned &= inner->isAncestor(op) &&
                indexesRowAt(store.getMemref(), store.getIndices(), ivs, loop);
-    else if (auto load = dyn_cast<memref::LoadOp>(op); load && written.count(rootOf(load.getMemref())))
+    else if (auto load = dyn_cast<memref::LoadOp>(op);
+             load && written.count(lowering::originOf(load.getMemref())))
       owned &= inner->isAncestor(op) &&
                indexesRowAt(load.getMemref(), load.getIndices(), ivs, loop);
   });
