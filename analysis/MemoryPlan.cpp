@@ -36,6 +36,18 @@ void addPlanPipeline(OpPassManager &pm, MemoryPlanTarget target) {
     buildJxToBuffersPipeline(pm, BufferizationOptions{});
 }
 
+/// A clone of `module` taken through `target`'s lowering up to buffers.
+FailureOr<OwningOpRef<ModuleOp>> lowerForPlan(ModuleOp module, MemoryPlanTarget target) {
+  OwningOpRef<ModuleOp> lowered = cast<ModuleOp>(module->clone());
+  PassManager pm(module.getContext());
+  addPlanPipeline(pm, target);
+  if (failed(pm.run(*lowered)))
+    return emitError(module.getLoc(), "memory plan: the module does not lower for ")
+               << targetName(target),
+           failure();
+  return lowered;
+}
+
 /// Runs @fwd then @bwd the way CompiledModule::runSplit does.
 /// A residual the device offloads (`offloaded[i]`, on the GPU runtime) waits
 /// in pinned host memory: its device block goes with the outputs, and the
@@ -115,9 +127,36 @@ MemoryPlan planOf(const BufferSimulator &sim) {
   return plan;
 }
 
-/// Follows every outcome of the data-dependent branches (up to kMaxPaths).
-FailureOr<MemoryPlan> planSplit(ModuleOp lowered, func::FuncOp fwd, func::FuncOp bwd,
-                                unsigned numOutputs, ArrayRef<bool> offloaded) {
+/// Runs @fn the way CompiledModule::call does: the arguments are the
+/// caller's (a donated one is written over, not allocated), the results
+/// are read at the end.
+LogicalResult runCall(BufferSimulator &sim, func::FuncOp fn) {
+  SmallVector<AbstractValue> args, results;
+  llvm::DenseSet<int> argumentBlocks;
+  for (Type t : fn.getArgumentTypes()) {
+    args.push_back({sim.external(cast<MemRefType>(t)), std::nullopt});
+    argumentBlocks.insert(args.back().block);
+  }
+  if (failed(sim.call(fn, args, results)))
+    return failure();
+  // A result in an argument's buffer (donated, or returned as it is) is no
+  // block of the call's.
+  for (auto [i, r] : llvm::enumerate(results))
+    if (r.block >= 0 && !argumentBlocks.contains(r.block) && sim.blocks[r.block].role.empty())
+      sim.blocks[r.block].role = "output " + std::to_string(i);
+  return success();
+}
+
+/// What one path's run gives besides the simulator's blocks and timeline.
+struct PathFigures {
+  int64_t residualBytes = 0, argumentResidualBytes = 0, backwardPeak = 0;
+};
+
+/// Follows every outcome of the data-dependent branches (up to kMaxPaths)
+/// that `run` meets.
+FailureOr<MemoryPlan>
+planPaths(ModuleOp lowered,
+          llvm::function_ref<LogicalResult(BufferSimulator &, PathFigures &)> run) {
   std::vector<std::vector<int>> work{{}};
   MemoryPlan best;
   int paths = 0;
@@ -126,10 +165,10 @@ FailureOr<MemoryPlan> planSplit(ModuleOp lowered, func::FuncOp fwd, func::FuncOp
     std::vector<int> prefix = std::move(work.back());
     work.pop_back();
     BufferSimulator sim(lowered, prefix);
-    int64_t residualBytes = 0, argumentResidualBytes = 0, backwardPeak = 0;
-    if (failed(runSplit(sim, fwd, bwd, numOutputs, offloaded, residualBytes,
-                        argumentResidualBytes, backwardPeak)))
+    PathFigures figures;
+    if (failed(run(sim, figures)))
       return failure();
+    auto [residualBytes, argumentResidualBytes, backwardPeak] = figures;
     ++paths;
     // Every other way of each decision this path made on its own.
     for (size_t j = prefix.size(); j < sim.taken.size(); ++j)
@@ -166,16 +205,12 @@ mlir::cotangent::predictMemoryPlans(ModuleOp module, StringRef only, MemoryPlanT
     llvm::erase_if(pairs, [&](jx::SplitPair p) { return jx::getSplitName(p) != only; });
   if (pairs.empty())
     return plans;
-  OwningOpRef<ModuleOp> lowered = cast<ModuleOp>(module->clone());
-  PassManager pm(module.getContext());
-  addPlanPipeline(pm, target);
-  if (failed(pm.run(*lowered)))
-    return emitError(module.getLoc(), "memory plan: the module does not lower for ")
-               << targetName(target),
-           failure();
+  FailureOr<OwningOpRef<ModuleOp>> lowered = lowerForPlan(module, target);
+  if (failed(lowered))
+    return failure();
   for (jx::SplitPair pair : pairs) {
-    auto fwd = lowered->lookupSymbol<func::FuncOp>(pair.fwd.getName());
-    auto bwd = lowered->lookupSymbol<func::FuncOp>(pair.bwd.getName());
+    auto fwd = (*lowered)->lookupSymbol<func::FuncOp>(pair.fwd.getName());
+    auto bwd = (*lowered)->lookupSymbol<func::FuncOp>(pair.bwd.getName());
     if (!fwd || !bwd || fwd.isExternal() || bwd.isExternal())
       return pair.fwd.emitError("memory plan: @")
                  << pair.fwd.getName() << " or its backward did not survive lowering",
@@ -186,7 +221,10 @@ mlir::cotangent::predictMemoryPlans(ModuleOp module, StringRef only, MemoryPlanT
     for (unsigned i = numOutputs, e = pair.fwd.getNumResults(); i < e; ++i)
       offloaded.push_back(target == MemoryPlanTarget::Cuda &&
                           jx::getResultMemoryKind(pair.fwd, i) == jx::kPinnedHost);
-    FailureOr<MemoryPlan> plan = planSplit(*lowered, fwd, bwd, numOutputs, offloaded);
+    FailureOr<MemoryPlan> plan = planPaths(**lowered, [&](BufferSimulator &sim, PathFigures &f) {
+      return runSplit(sim, fwd, bwd, numOutputs, offloaded, f.residualBytes,
+                      f.argumentResidualBytes, f.backwardPeak);
+    });
     if (failed(plan))
       return failure();
     plan->name = jx::getSplitName(pair).str();
@@ -194,6 +232,27 @@ mlir::cotangent::predictMemoryPlans(ModuleOp module, StringRef only, MemoryPlanT
     plans.push_back(std::move(*plan));
   }
   return plans;
+}
+
+FailureOr<MemoryPlan> mlir::cotangent::predictCallPlan(ModuleOp module, StringRef name,
+                                                       MemoryPlanTarget target) {
+  auto source = module.lookupSymbol<func::FuncOp>(name);
+  if (!source || source.isExternal())
+    return emitError(module.getLoc(), "memory plan: no function @") << name << " to plan",
+           failure();
+  FailureOr<OwningOpRef<ModuleOp>> lowered = lowerForPlan(module, target);
+  if (failed(lowered))
+    return failure();
+  auto fn = (*lowered)->lookupSymbol<func::FuncOp>(name);
+  if (!fn || fn.isExternal())
+    return source.emitError("memory plan: @") << name << " did not survive lowering", failure();
+  FailureOr<MemoryPlan> plan = planPaths(
+      **lowered, [&](BufferSimulator &sim, PathFigures &) { return runCall(sim, fn); });
+  if (failed(plan))
+    return failure();
+  plan->name = name.str();
+  plan->target = target;
+  return plan;
 }
 
 void mlir::cotangent::printMemoryPlan(const MemoryPlan &plan, llvm::raw_ostream &os,

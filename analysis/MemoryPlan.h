@@ -88,6 +88,14 @@ FailureOr<std::vector<MemoryPlan>>
 predictMemoryPlans(ModuleOp module, StringRef only = "",
                    MemoryPlanTarget target = MemoryPlanTarget::Cpu);
 
+/// The predicted memory of one call of public function `name` (no split:
+/// a whole compiled step, say), run the way CompiledModule::call runs it:
+/// the arguments are the caller's and not counted (a donated one is written
+/// over, so the result that takes it allocates nothing), the results are
+/// counted until the call returns. No residual figures.
+FailureOr<MemoryPlan> predictCallPlan(ModuleOp module, StringRef name,
+                                      MemoryPlanTarget target = MemoryPlanTarget::Cpu);
+
 /// Text: the peak, the blocks live at it, then the timeline (if asked).
 void printMemoryPlan(const MemoryPlan &plan, llvm::raw_ostream &os, bool timeline = true);
 /// One JSON object per plan, in an array.

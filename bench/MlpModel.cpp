@@ -6,6 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "bench/MlpModel.h"
+#include "tracer/Array.h"
+
+#include <cmath>
 
 using namespace cotangent;
 
@@ -34,4 +37,34 @@ Traced bench::traceMlp(mlir::MLIRContext &ctx, const MlpConfig &config,
   const std::vector<Spec> weights(config.layers, f32({config.width, config.width}));
   const TraceOptions opts{.name = "mlp", .arg_names = {"x", "ws"}, .context = &ctx};
   return trace(opts, mlp, f32({config.batch, config.width}), weights);
+}
+
+namespace {
+
+/// scale * sin(0.37 i + phase) at flat index i: the same data on every machine.
+interp::Tensor values(const Shape &shape, double scale, double phase) {
+  return array::from_function(shape, [&](int64_t i) { return scale * std::sin(0.37 * i + phase); });
+}
+
+} // namespace
+
+bench::MlpTrainingData bench::mlpTrainingData(const MlpConfig &config) {
+  MlpTrainingData data{{},
+                       values({config.batch, config.width}, 1.0, 0.5),
+                       values({config.batch, config.width}, 0.5, 1.5)};
+  for (int64_t i = 0; i < config.layers; ++i)
+    data.params.emplace("w" + std::to_string(i),
+                        values({config.width, config.width},
+                               1.0 / std::sqrt(static_cast<double>(config.width)),
+                               0.1 * static_cast<double>(i)));
+  return data;
+}
+
+Tensor bench::mlpRegressionLoss(const std::map<std::string, Tensor> &params, Tensor x,
+                                Tensor target) {
+  Tensor h = x;
+  for (size_t i = 0; i < params.size(); ++i)
+    h = np::tanh(np::dot(h, params.at("w" + std::to_string(i))));
+  Tensor d = h - target;
+  return np::mean(d * d);
 }

@@ -4,7 +4,8 @@
 // (f32, batch x width), traced with the C++ API: each layer is one
 // `checkpoint` under the policy (or none), and each layer's dot output is
 // named "layer<i>" for the named-value policies. Used by cotangent-bench and
-// the CPU runtime's memory tests.
+// the CPU runtime's memory tests. The same MLP as a dict of parameters with
+// a regression loss is what the training-step bench and tests train.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,8 @@
 #define COTANGENT_BENCH_MLPMODEL_H
 
 #include "tracer/Trace.h"
+
+#include <map>
 
 #include <optional>
 #include <string>
@@ -36,6 +39,19 @@ std::vector<std::string> mlpLayerNames(int64_t layers);
 /// checkpoint at all). Throws TraceError if the tracer rejects the program.
 Traced traceMlp(mlir::MLIRContext &ctx, const MlpConfig &config,
                 const std::optional<Policy> &policy);
+
+/// What a training step of the MLP takes: parameters "w0".."w{L-1}" (width
+/// x width, scaled by 1/sqrt(width)), an input and a regression target, the
+/// same numbers on every machine.
+struct MlpTrainingData {
+  std::map<std::string, interp::Tensor> params;
+  interp::Tensor x, y;
+};
+MlpTrainingData mlpTrainingData(const MlpConfig &config);
+
+/// The loss a training step of the MLP differentiates: layers of
+/// tanh(h @ w_i), then the mean squared error against `target`.
+Tensor mlpRegressionLoss(const std::map<std::string, Tensor> &params, Tensor x, Tensor target);
 
 } // namespace cotangent::bench
 

@@ -2,6 +2,7 @@
 
 #include "bench/TrainStep.h"
 
+#include "bench/MlpModel.h"
 #include "bench/PolicyFigures.h"
 #include "tracer/Array.h"
 #include "tracer/Jit.h"
@@ -10,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 using namespace cotangent;
 
@@ -17,20 +19,6 @@ namespace {
 
 using Params = std::map<std::string, Tensor>;
 using HostParams = std::map<std::string, interp::Tensor>;
-
-/// Layers of tanh(h @ W), then the mean squared error against the target.
-Tensor mlpLoss(const Params &p, Tensor x, Tensor target) {
-  Tensor h = x;
-  for (size_t i = 0; i < p.size(); ++i)
-    h = np::tanh(np::dot(h, p.at("w" + std::to_string(i))));
-  Tensor d = h - target;
-  return np::mean(d * d);
-}
-
-/// scale * sin(0.37 i + phase) at flat index i: the same data on every machine.
-interp::Tensor values(const Shape &shape, double scale, double phase) {
-  return array::from_function(shape, [&](int64_t i) { return scale * std::sin(0.37 * i + phase); });
-}
 
 /// Seconds of `f()`, median of `repeats` after one warm-up.
 template <class F>
@@ -45,15 +33,21 @@ double timed(unsigned repeats, F &&f) {
   return bench::median(seconds);
 }
 
+/// Bytes per second one thread moves copying a `bytes` buffer (read plus
+/// write counted), median of `repeats`: what a memory-bound update is held to.
+double copyBandwidth(size_t bytes, unsigned repeats) {
+  std::vector<char> from(bytes, 1), to(bytes, 0);
+  double seconds = timed(repeats, [&] { std::memcpy(to.data(), from.data(), bytes); });
+  return 2.0 * static_cast<double>(bytes) / seconds;
+}
+
 } // namespace
 
 int bench::benchTrainStep(const TrainStepOptions &o) {
-  HostParams params;
-  for (int64_t i = 0; i < o.layers; ++i)
-    params.emplace("w" + std::to_string(i),
-                   values({o.width, o.width}, 1.0 / std::sqrt(static_cast<double>(o.width)),
-                          0.1 * static_cast<double>(i)));
-  interp::Tensor x = values({o.batch, o.width}, 1.0, 0.5), y = values({o.batch, o.width}, 0.5, 1.5);
+  MlpTrainingData data = mlpTrainingData({.layers = o.layers, .width = o.width, .batch = o.batch});
+  HostParams params = data.params;
+  interp::Tensor x = data.x, y = data.y;
+  auto mlpLoss = &mlpRegressionLoss;
   optim::GradientTransformation tx =
       optim::chain({optim::clip_by_global_norm(1.0),
                     optim::adamw(optim::warmup_cosine_decay_schedule(0.0, 1e-3, 10, 1000), {}, 0.01)});
@@ -68,14 +62,39 @@ int bench::benchTrainStep(const TrainStepOptions &o) {
     auto [u, next] = optim::update(tx, grads, s, p);
     return std::tuple{optim::apply_updates(p, u), next, value};
   });
+  // The same step with parameters and state donated: the update is written
+  // over them (it trains on from its own results, a copy of the start).
+  auto donated = jit(
+      [&](const Params &p, const optim::State &s, Tensor in, Tensor target) {
+        auto [value, grads] = value_and_grad(mlpLoss, argnums<0>)(p, in, target);
+        auto [u, next] = optim::update(tx, grads, s, p);
+        return std::tuple{optim::apply_updates(p, u), next, value};
+      },
+      {.donate = {0, 1}});
   optim::StateOf<interp::Tensor> state = jit([&](const Params &p) { return optim::init(tx, p); })(params);
   HostParams grads = bare(params, x, y).second;
+  auto copyOf = [](const auto &tree) {
+    return tree_map([](const interp::Tensor &t) { return t.clone(); }, tree);
+  };
+  HostParams donatedParams = copyOf(params);
+  optim::StateOf<interp::Tensor> donatedState = copyOf(state);
 
   double bareSeconds = timed(o.repeats, [&] { bare(params, x, y); });
   int64_t barePeak = bare.last_stats().peakBytes;
   double updateSeconds = timed(o.repeats, [&] { update(params, state, grads); });
   double wholeSeconds = timed(o.repeats, [&] { whole(params, state, x, y); });
   int64_t wholePeak = whole.last_stats().peakBytes;
+  std::vector<double> hostSeconds; // per call, outside the compiled code
+  double donatedSeconds = timed(o.repeats, [&] {
+    auto start = std::chrono::steady_clock::now();
+    auto [p, s, value] = donated(donatedParams, donatedState, x, y);
+    donatedParams = std::move(p);
+    donatedState = std::move(s);
+    hostSeconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() -
+        donated.last_seconds());
+  });
+  int64_t donatedPeak = donated.last_stats().peakBytes;
 
   int64_t parameterBytes = o.layers * o.width * o.width * 4;
   std::printf("training step of the %lld x %lld MLP, batch %lld (median of %u; %lld MiB of "
@@ -90,7 +109,24 @@ int bench::benchTrainStep(const TrainStepOptions &o) {
               updateSeconds * 1e3, "");
   std::printf("  %-52s %10.3f %12.1f\n", "whole step in one jit: loss, grad, clip, AdamW",
               wholeSeconds * 1e3, static_cast<double>(wholePeak) / (1 << 20));
+  std::printf("  %-52s %10.3f %12.1f\n", "the same, parameters and state donated",
+              donatedSeconds * 1e3, static_cast<double>(donatedPeak) / (1 << 20));
   std::printf("  whole / bare: %.3f   whole / (bare + update): %.3f\n", wholeSeconds / bareSeconds,
               wholeSeconds / (bareSeconds + updateSeconds));
+  std::printf("  donated / bare: %.3f   donated / (bare + update): %.3f   peak donated - bare: "
+              "%.1f MiB\n",
+              donatedSeconds / bareSeconds, donatedSeconds / (bareSeconds + updateSeconds),
+              static_cast<double>(donatedPeak - barePeak) / (1 << 20));
+  // The clipped AdamW update cannot move fewer bytes than 8 passes over
+  // parameter-sized arrays: the gradient's norm, then p, g, mu, nu read
+  // and p, mu, nu written.
+  const double bandwidth = copyBandwidth(static_cast<size_t>(parameterBytes), o.repeats);
+  const double updateFloor = 8.0 * static_cast<double>(parameterBytes) / bandwidth;
+  std::printf("  memcpy bandwidth %.1f GB/s: the update's 8 passes take at least %.3f ms\n",
+              bandwidth / 1e9, updateFloor * 1e3);
+  std::printf("  donated / (bare + update at memory bandwidth): %.3f\n",
+              donatedSeconds / (bareSeconds + updateFloor));
+  std::printf("  host time per donated step outside compiled code: %.1f us (median)\n",
+              bench::median(hostSeconds) * 1e6);
   return 0;
 }

@@ -2,6 +2,7 @@
 
 #include "tracer/Jit.h"
 #include "runtime/cpu/CpuRuntime.h"
+#include "dialects/jx/JxSplit.h"
 
 #include "mlir/IR/Diagnostics.h"
 
@@ -11,9 +12,9 @@ struct CompiledFunction::Compiled {
   std::unique_ptr<cpu::CpuModule> module;
 };
 
-CompiledFunction::CompiledFunction(Traced traced, std::string entry)
+CompiledFunction::CompiledFunction(Traced traced, std::string entry, std::vector<bool> donated)
     : traced_(std::make_unique<Traced>(std::move(traced))), entry_(std::move(entry)) {
-  compile(traced_->module());
+  compile(traced_->module(), donated);
 }
 
 CompiledFunction::CompiledFunction(Split split, std::string entry)
@@ -23,7 +24,29 @@ CompiledFunction::CompiledFunction(Split split, std::string entry)
 
 CompiledFunction::~CompiledFunction() = default;
 
-void CompiledFunction::compile(mlir::ModuleOp module) {
+mlir::ModuleOp CompiledFunction::module() const {
+  return traced_ ? traced_->module() : split_->module();
+}
+
+/// Marks each donated argument of `fn` with the first result of its type no
+/// earlier one took (XLA matches donated buffers to outputs the same way).
+static void markDonated(mlir::func::FuncOp fn, const std::vector<bool> &donated) {
+  std::vector<bool> taken(fn.getNumResults(), false);
+  for (unsigned i = 0; i < donated.size() && i < fn.getNumArguments(); ++i) {
+    if (!donated[i])
+      continue;
+    for (unsigned k = 0; k < fn.getNumResults(); ++k)
+      if (!taken[k] && fn.getResultTypes()[k] == fn.getArgumentTypes()[i]) {
+        mlir::jx::setDonatedTo(fn, i, k);
+        taken[k] = true;
+        break;
+      }
+  }
+}
+
+void CompiledFunction::compile(mlir::ModuleOp module, const std::vector<bool> &donated) {
+  if (!donated.empty())
+    markDonated(module.lookupSymbol<mlir::func::FuncOp>(entry_), donated);
   std::string errors;
   mlir::ScopedDiagnosticHandler handler(module.getContext(), [&](mlir::Diagnostic &diag) {
     errors += (errors.empty() ? "" : "\n") + diag.str();
@@ -39,15 +62,37 @@ void CompiledFunction::compile(mlir::ModuleOp module) {
 
 std::vector<interp::Tensor> CompiledFunction::call(const std::vector<interp::Tensor> &args,
                                                    interp::MemoryStats &stats, double &seconds) {
+  std::string errors;
+  mlir::ScopedDiagnosticHandler handler(module().getContext(), [&](mlir::Diagnostic &diag) {
+    errors += (errors.empty() ? "" : "\n") + diag.str();
+    return mlir::success();
+  });
   auto result = compiled_->module->call(entry_, args);
   if (mlir::failed(result))
-    throw TraceError("jit: calling @" + entry_ + " failed");
+    throw TraceError("jit: calling @" + entry_ + " failed" + (errors.empty() ? "" : ": " + errors));
   stats.liveBytes = result->stats.liveBytes;
   stats.peakBytes = result->stats.peakBytes;
   seconds = result->seconds;
   return std::move(result->results);
 }
 
+
+std::vector<bool> donatedLeaves(const std::vector<int> &donate, const FlatArguments &flat) {
+  size_t numArguments = flat.firstLeaf.size() - 1;
+  std::vector<bool> leaves(flat.leaves.size(), false);
+  std::vector<bool> named(numArguments, false);
+  for (int position : donate) {
+    if (position < 0 || static_cast<size_t>(position) >= numArguments)
+      throw TraceError("jit: donate names argument " + std::to_string(position) +
+                       " but the function is called with " + std::to_string(numArguments));
+    if (named[position])
+      throw TraceError("jit: donate names argument " + std::to_string(position) + " twice");
+    named[position] = true;
+    for (size_t leaf = flat.firstLeaf[position]; leaf < flat.firstLeaf[position + 1]; ++leaf)
+      leaves[leaf] = true;
+  }
+  return leaves;
+}
 
 JitCache::Entry &JitCache::lookup(const std::vector<LeafSignature> &signature) {
   std::string key = signatureKey(signature);

@@ -9,6 +9,12 @@
 //   std::vector<interp::Tensor> g = step(W, x);
 //   step.last_stats().peakBytes;          // measured by the runtime
 //
+// A training step donates its parameters and optimizer state, as with
+// jax.jit's donate_argnums: the update is written over their buffers.
+//
+//   auto train = jit(train_step, {.donate = {0, 1}});
+//   std::tie(params, state, loss) = train(params, state, batch);
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef COTANGENT_TRACER_JIT_H
@@ -27,20 +33,29 @@ namespace detail {
 /// A traced (maybe split) module compiled for the CPU, and the function to call.
 class CompiledFunction {
 public:
-  CompiledFunction(Traced traced, std::string entry);
+  /// `donated[i]`: argument i of `entry` is donated, and written over by the
+  /// first result of its type no earlier donated argument took (if any).
+  CompiledFunction(Traced traced, std::string entry, std::vector<bool> donated = {});
   CompiledFunction(Split split, std::string entry);
   ~CompiledFunction();
   std::vector<interp::Tensor> call(const std::vector<interp::Tensor> &args,
                                    interp::MemoryStats &stats, double &seconds);
+  /// The jx module compiled (its entry marked with what is donated).
+  mlir::ModuleOp module() const;
+  const std::string &entry() const { return entry_; }
 
 private:
-  void compile(mlir::ModuleOp module);
+  void compile(mlir::ModuleOp module, const std::vector<bool> &donated = {});
   std::unique_ptr<Traced> traced_; // one of the two keeps the module alive
   std::unique_ptr<Split> split_;
   struct Compiled;
   std::unique_ptr<Compiled> compiled_;
   std::string entry_;
 };
+
+/// Per leaf of `flat`: whether its argument's position is in `donate`
+/// (throws for a position the call does not have, or one named twice).
+std::vector<bool> donatedLeaves(const std::vector<int> &donate, const FlatArguments &flat);
 
 /// Compiled code, once per argument tree (its structure, shapes and
 /// dtypes); as a grad transform's backend, runs the split compiled.
@@ -91,6 +106,16 @@ struct JitOptions {
   /// accepted, and any other throws naming the leaves that differ, e.g.
   /// "params['Dense_0']['kernel']: expected f32[512,2048], got f32[512,1024]".
   bool recompile = true;
+  /// Positions of the arguments the caller donates (jax.jit's
+  /// donate_argnums). Each of their leaves is matched to the first result
+  /// leaf of its shape and dtype that no earlier donated leaf took, and the
+  /// compiled code writes that result over the leaf's buffer (XLA's
+  /// input/output aliasing): updating parameters and optimizer state
+  /// allocates nothing. A matched leaf is given up by the call: reading it,
+  /// or any Tensor sharing its buffer, afterwards throws (use the result).
+  /// One left unmatched stays usable. Plain functions only (a grad
+  /// transform is donated inside a function that calls it).
+  std::vector<int> donate;
 };
 
 /// `f` compiled for the CPU, once per argument signature. The arguments'
@@ -101,15 +126,24 @@ template <class F>
 class Jitted {
 public:
   explicit Jitted(F fn, JitOptions options = {})
-      : fn_(std::move(fn)), cache_(options.recompile, stats_, seconds_) {}
+      : fn_(std::move(fn)), donate_(std::move(options.donate)),
+        cache_(options.recompile, stats_, seconds_) {}
 
   template <class... Ts>
   auto operator()(const Ts &...args) {
-    if constexpr (requires { typename F::IsGradTransform; })
+    if constexpr (requires { typename F::IsGradTransform; }) {
+      if (!donate_.empty())
+        throw TraceError("jit: donate applies to a plain function; call the grad transform "
+                         "inside one and donate that function's arguments");
       return fn_.apply(cache_, args...);
-    else
+    } else {
       return call(args...);
+    }
   }
+
+  /// The compiled function the last call ran (null before the first call
+  /// of a plain function): its module and entry, for reports and plans.
+  const detail::CompiledFunction *last_compiled() const { return last_; }
 
   /// Bytes the compiled code allocated in the last call (arguments not counted).
   const interp::MemoryStats &last_stats() const { return stats_; }
@@ -134,16 +168,20 @@ private:
         entry.resultLike = result;
         return result;
       };
-      entry.compiled = std::make_unique<detail::CompiledFunction>(trace(opts, traced, args...), "jit");
+      entry.compiled = std::make_unique<detail::CompiledFunction>(
+          trace(opts, traced, args...), "jit", detail::donatedLeaves(donate_, flat));
     }
+    last_ = entry.compiled.get();
     std::vector<interp::Tensor> leaves = entry.compiled->call(flat.values(), stats_, seconds_);
     LeafCursorOf<interp::Tensor> cursor{leaves};
     return Tree<Result>::rebuild(std::any_cast<const Result &>(entry.resultLike), cursor);
   }
 
   F fn_;
+  std::vector<int> donate_;
   interp::MemoryStats stats_;
   double seconds_ = 0;
+  const detail::CompiledFunction *last_ = nullptr;
   detail::JitCache cache_; // after stats_ and seconds_, which it refers to
 };
 

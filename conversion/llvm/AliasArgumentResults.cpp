@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "conversion/llvm/LoweringPasses.h"
+#include "dialects/jx/JxSplit.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -74,12 +75,19 @@ public:
         auto clone = operand.get().getDefiningOp<bufferization::CloneOp>();
         auto arg = clone ? dyn_cast<BlockArgument>(clone.getInput()) : nullptr;
         if (!arg || arg.getOwner() != &fn.getBody().front() || !clone->hasOneUse() ||
-            clone.getInput().getType() != clone.getType() || isWritten(arg))
+            clone.getInput().getType() != clone.getType())
+          continue;
+        // A donated argument's buffer holds its result once written.
+        bool donated = jx::getDonatedTo(fn, arg.getArgNumber()) == operand.getOperandNumber();
+        if (!donated && isWritten(arg))
           continue;
         operand.set(arg);
         clone->erase();
       }
     });
+    // The last pass that reads donations: below buffers they have no use.
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+      fn.removeArgAttr(i, jx::kDonatedToAttrName);
   }
 };
 

@@ -49,9 +49,18 @@ public:
     UnitAttr unit = UnitAttr::get(ctx);
     // The split contract and the names are jx-level facts (runtimes read them
     // before lowering): bufferization changes the types they are verified
-    // against, and LLVM translation would warn about them.
-    for (auto fn : module.getOps<func::FuncOp>())
+    // against, and LLVM translation would warn about them. Donations stay:
+    // the lowering writes results over donated buffers
+    // (jx-donate-arguments, jx-alias-argument-results, which drops them).
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      SmallVector<std::optional<unsigned>> donatedTo;
+      for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+        donatedTo.push_back(jx::getDonatedTo(fn, i));
       jx::stripJxAttributes(fn);
+      for (auto [i, result] : llvm::enumerate(donatedTo))
+        if (result)
+          jx::setDonatedTo(fn, i, *result);
+    }
     for (auto fn : module.getOps<func::FuncOp>())
       if (fn.isPublic() && !fn.isDeclaration()) {
         // Callers own the arguments: compiled code never writes into them.

@@ -52,8 +52,9 @@ struct BufferizationOptions {
   /// Replace batched matmuls by BLAS calls (OpenBLAS on the CPU, cuBLAS on the GPU).
   bool blas = true;
   /// bf16/f16 matmuls read their operands as they are into an f32 product
-  /// (cuBLAS's GemmEx) instead of converting them to f32 first.
-  bool lowFloatBlas = false;
+  /// (oneDNN's bf16 kernels on the CPU, cuBLAS's GemmEx on the GPU) instead
+  /// of converting them to f32 tensors first.
+  bool lowFloatBlas = true;
   /// Free each buffer right after its last use instead of at its block's end.
   bool hoistDeallocations = true;
 };

@@ -30,7 +30,9 @@ def JxToLinalgPass : Pass<"jx-to-linalg", "mlir::ModuleOp"> {
       replaces it after bufferization.
 
     Public functions get `llvm.emit_c_interface`, and their arguments
-    `bufferization.writable = false` (the caller owns them).
+    `bufferization.writable = false` (the caller owns them). The jx
+    attributes of functions are dropped, except `jx.donated_to`, which the
+    lowering still reads (`--jx-donate-arguments`).
 
     ```mlir
     // %1 = jx.sin %0 : tensor<5xf32>  becomes
@@ -161,7 +163,10 @@ def JxAliasArgumentResultsPass : Pass<"jx-alias-argument-results", "mlir::func::
     memory of every saved argument. This pass returns the argument itself
     where the clone's only use is the return and nothing in the function
     writes into the argument (writes are followed through views; a call
-    counts as a write, except BLAS calls, which write only their output).
+    counts as a write, except BLAS calls, which write only their output), or
+    the argument is donated to that result (`jx.donated_to`, see
+    `--jx-donate-arguments`): its buffer holds the result then. It is the
+    last pass that reads `jx.donated_to`, and drops it.
 
     ```mlir
     %0 = bufferization.clone %arg0 : memref<8x8xf32> to memref<8x8xf32>
@@ -219,6 +224,37 @@ def JxElementwiseInPlacePass : Pass<"jx-elementwise-in-place", "mlir::func::Func
     ```
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
+def JxDonateArgumentsPass : Pass<"jx-donate-arguments", "mlir::ModuleOp"> {
+  let summary = "Write each result over the buffer of the argument donated to it";
+  let description = [{
+    Runs on tensors, after fusion, before bufferization. An argument with
+    `jx.donated_to = k` is one the caller gives up (jit's `donate`, JAX's
+    `donate_argnums`): result `k` may be written over its buffer, as XLA's
+    input/output aliasing does. The pass makes the argument writable, returns
+    result `k` through `bufferization.materialize_in_destination` into it,
+    and eliminates the `tensor.empty` that result was computed into (the
+    upstream empty-tensor elimination), so that the op computing it writes
+    straight into the argument's buffer: an optimizer's update allocates
+    nothing for the parameters and the state it updates. Where bufferization
+    finds a conflict (the old value is read after the new one is written), it
+    computes the result elsewhere and copies it over the argument.
+    `--jx-alias-argument-results` then returns the argument itself.
+
+    ```mlir
+    func.func @step(%p: tensor<8xf32> {jx.donated_to = 0 : i64}, ...) -> tensor<8xf32> {
+      %e = tensor.empty() : tensor<8xf32>
+      %u = linalg.generic ... ins(%p, %g : ...) outs(%e : ...)
+      return %u
+    // becomes
+    func.func @step(%p: tensor<8xf32> {bufferization.writable = true, jx.donated_to = 0 : i64}, ...)
+      %u = linalg.generic ... ins(%p, %g : ...) outs(%p : ...)
+      %r = bufferization.materialize_in_destination %u in %p
+      return %r
+    ```
+  }];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect"];
 }
 
 def JxParallelLoopsPass : Pass<"jx-parallel-loops", "mlir::ModuleOp"> {

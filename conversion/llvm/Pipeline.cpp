@@ -9,10 +9,14 @@
 //                                (no canonicalize: it folds the reshapes around
 //                                transposes into rank-3/4 transposes whose loops
 //                                run an order of magnitude slower)
+//   jx-donate-arguments          a result computed into the buffer of the
+//                                argument donated to it (jit's donate)
 //   one-shot-bufferize           tensors to buffers, across function boundaries
 //   jx-lower-optimization-barriers, jx-matmul-to-blas
 //                                the barriers' calls to inline asm; f32/f64
-//                                batched matmuls to the runtime's BLAS
+//                                batched matmuls to the runtime's BLAS, and
+//                                bf16/f16 operands into f32 products too
+//                                (oneDNN's bf16 kernels where the CPU has them)
 //   buffer-deallocation-pipeline (with jx-split-deallocations before its
 //   simplification), jx-alias-argument-results, jx-hoist-deallocations
 //                                frees every intermediate right after its last use;
@@ -65,6 +69,7 @@ void cotangent::buildJxToBuffersPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
   pm.addPass(createJxFuseElementwisePass());
   pm.addNestedPass<func::FuncOp>(createJxElementwiseInPlacePass());
+  pm.addPass(createJxDonateArgumentsPass());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.allowReturnAllocsFromLoops = true;

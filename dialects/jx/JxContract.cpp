@@ -252,13 +252,42 @@ LogicalResult JxDialect::verifyOperationAttribute(Operation *op, NamedAttribute 
   if (name == kScanScheduleAttrName)
     return verifyScanSchedule(op, value);
   if (name == kArgNameAttrName || name == kResultNameAttrName ||
-      name == kResidualAttrName)
+      name == kResidualAttrName || name == kDonatedToAttrName)
     return emitAttrError(op, name) << "belongs on a function argument or result, not on an op";
   return op->emitOpError() << "has an unknown jx attribute '" << name
                            << "'; the jx attributes of ops are " << kForwardAttrName
                            << ", " << kBackwardAttrName << ", "
                            << kRematScopeAttrName << " and "
                            << kScanScheduleAttrName;
+}
+
+/// `jx.donated_to` on argument `index` of `op`: a result of the argument's
+/// type, which no other argument is donated to.
+static LogicalResult verifyDonatedTo(Operation *op, unsigned index, Attribute value) {
+  auto fn = dyn_cast<func::FuncOp>(op);
+  if (!fn)
+    return emitAttrError(op, kDonatedToAttrName) << "belongs on an argument of a func.func";
+  auto result = dyn_cast<IntegerAttr>(value);
+  if (!result || !result.getType().isSignlessInteger(64))
+    return emitAttrError(op, kDonatedToAttrName)
+           << "on argument #" << index << " must be a result index (i64), got " << value;
+  int64_t k = result.getInt();
+  if (k < 0 || k >= static_cast<int64_t>(fn.getNumResults()))
+    return emitAttrError(op, kDonatedToAttrName)
+           << "on argument #" << index << " names result #" << k << " but @" << fn.getName()
+           << " has " << fn.getNumResults() << " results";
+  Type argType = fn.getArgumentTypes()[index], resultType = fn.getResultTypes()[k];
+  if (argType != resultType)
+    return emitAttrError(op, kDonatedToAttrName)
+           << "on argument #" << index << " names result #" << k << " of type " << resultType
+           << ", not the argument's " << argType << ": a result is written over a donated "
+           << "buffer only if it has the buffer's shape and element type";
+  for (unsigned other = 0; other < index; ++other)
+    if (getDonatedTo(fn, other) == static_cast<unsigned>(k))
+      return emitAttrError(op, kDonatedToAttrName)
+             << "on argument #" << index << " names result #" << k
+             << ", which argument #" << other << " is donated to already";
+  return success();
 }
 
 /// A jx attribute on argument (or result) `index` of a function: its name, or
@@ -283,9 +312,14 @@ static LogicalResult verifyPositionAttribute(Operation *op, unsigned index,
     return verifyResidualPosition(op, attribute.getValue(), position, index, first, count,
                                   isArgument ? "backward" : "forward");
   }
+  if (name == kDonatedToAttrName && isArgument)
+    return verifyDonatedTo(op, index, attribute.getValue());
   return op->emitOpError() << position << " #" << index << " has an unknown jx attribute '"
                            << name << "'; the jx attributes of " << position << "s are "
-                           << nameAttr << " and " << kResidualAttrName;
+                           << (isArgument ? (nameAttr + ", " + kResidualAttrName + " and " +
+                                             kDonatedToAttrName)
+                                                .str()
+                                          : (nameAttr + " and " + kResidualAttrName).str());
 }
 
 LogicalResult JxDialect::verifyRegionArgAttribute(Operation *op, unsigned, unsigned index,

@@ -31,6 +31,8 @@ inline constexpr llvm::StringLiteral kScanScheduleAttrName =
 inline constexpr llvm::StringLiteral kArgNameAttrName = JxDialect::ArgNameAttrHelper::getNameStr();
 inline constexpr llvm::StringLiteral kResultNameAttrName =
     JxDialect::ResultNameAttrHelper::getNameStr();
+inline constexpr llvm::StringLiteral kDonatedToAttrName =
+    JxDialect::DonatedToAttrHelper::getNameStr();
 
 } // namespace mlir::jx
 

@@ -50,7 +50,10 @@ def Jx_Dialect : Dialect {
     "::mlir::DenseI64ArrayAttr":$scan_schedule,
     // On function arguments and results: the names the tracer gave them.
     "::mlir::StringAttr":$arg_name,
-    "::mlir::StringAttr":$result_name
+    "::mlir::StringAttr":$result_name,
+    // On a function argument the caller donates (jit's donate, JAX's
+    // donate_argnums): the result that may be written over its buffer.
+    "::mlir::IntegerAttr":$donated_to
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;

@@ -248,6 +248,17 @@ void mlir::jx::setArgName(func::FuncOp fn, unsigned index, StringRef name) {
   fn.setArgAttr(index, kArgNameAttrName, StringAttr::get(fn.getContext(), name));
 }
 
+std::optional<unsigned> mlir::jx::getDonatedTo(func::FuncOp fn, unsigned index) {
+  if (auto result = fn.getArgAttrOfType<IntegerAttr>(index, kDonatedToAttrName))
+    return static_cast<unsigned>(result.getInt());
+  return std::nullopt;
+}
+
+void mlir::jx::setDonatedTo(func::FuncOp fn, unsigned index, unsigned result) {
+  fn.setArgAttr(index, kDonatedToAttrName,
+                IntegerAttr::get(IntegerType::get(fn.getContext(), 64), result));
+}
+
 StringAttr mlir::jx::getResultName(func::FuncOp fn, unsigned index) {
   return fn.getResultAttrOfType<StringAttr>(index, kResultNameAttrName);
 }

@@ -151,6 +151,15 @@ StringAttr getResultName(func::FuncOp fn, unsigned index);
 void setResultName(func::FuncOp fn, unsigned index, StringRef name);
 
 //===----------------------------------------------------------------------===//
+// Donated arguments
+//===----------------------------------------------------------------------===//
+
+/// The result that may be written over argument `index`'s buffer (the
+/// caller donated it), or nullopt.
+std::optional<unsigned> getDonatedTo(func::FuncOp fn, unsigned index);
+void setDonatedTo(func::FuncOp fn, unsigned index, unsigned result);
+
+//===----------------------------------------------------------------------===//
 // Scan schedules
 //===----------------------------------------------------------------------===//
 

@@ -50,6 +50,11 @@ host::JitTarget cpuTarget(const CompileOptions &options) {
       reinterpret_cast<void *>(&_mlir_ciface_cotangent_batch_matmul_f32);
   target.symbols.batchMatmulF64 =
       reinterpret_cast<void *>(&_mlir_ciface_cotangent_batch_matmul_f64);
+  target.symbols.more = {
+      {"_mlir_ciface_cotangent_batch_matmul_bf16",
+       reinterpret_cast<void *>(&_mlir_ciface_cotangent_batch_matmul_bf16)},
+      {"_mlir_ciface_cotangent_batch_matmul_f16",
+       reinterpret_cast<void *>(&_mlir_ciface_cotangent_batch_matmul_f16)}};
   return target;
 }
 

@@ -6,7 +6,9 @@
 // that jx-matmul-to-blas emits: f32 on oneDNN where it takes the layout
 // (OneDnnMatmul.h), else OpenBLAS's cblas_sgemm / cblas_dgemm once per batch
 // where the operands have a BLAS layout (runtime/host/StridedMatrix.h), and
-// plain loops where they do not.
+// plain loops where they do not. bf16 operands into an f32 product run on
+// oneDNN's bf16 kernels where it takes them; bf16 elsewhere and f16 are
+// widened to f32 (exactly) and take the f32 path.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,7 +20,10 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstdlib>
+#include <vector>
 
 cotangent::host::ByteCounter &cotangent::cpu::allocationCounter() {
   static host::ByteCounter counter;
@@ -95,4 +100,58 @@ extern "C" void _mlir_ciface_cotangent_batch_matmul_f64(CotangentMemRef3 *a, Cot
                         cblas_dgemm(order, ta, tb, m, n, k, alpha, pa, lda, pb, ldb, beta, pc,
                                     ldc);
                       });
+}
+
+namespace {
+
+float bf16ToFloat(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+
+float f16ToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16, exponent = (h >> 10) & 0x1fu,
+                 mantissa = h & 0x3ffu;
+  if (exponent == 0) { // zero or subnormal: mantissa * 2^-24, exact in f32
+    float v = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign ? -v : v;
+  }
+  const uint32_t bits = exponent == 0x1f ? sign | 0x7f800000u | (mantissa << 13)
+                                         : sign | ((exponent + 112) << 23) | (mantissa << 13);
+  return std::bit_cast<float>(bits);
+}
+
+/// `m`'s elements widened (exactly) into a contiguous f32 copy in `into`,
+/// and its descriptor.
+CotangentMemRef3 widened(const CotangentMemRef3 &m, std::vector<float> &into,
+                         float (*widen)(uint16_t)) {
+  const int64_t b = m.sizes[0], r = m.sizes[1], c = m.sizes[2];
+  into.resize(static_cast<size_t>(b * r * c));
+  const uint16_t *from = static_cast<const uint16_t *>(m.aligned) + m.offset;
+  float *to = into.data();
+  for (int64_t i = 0; i < b; ++i)
+    for (int64_t j = 0; j < r; ++j)
+      for (int64_t k = 0; k < c; ++k)
+        *to++ = widen(from[i * m.strides[0] + j * m.strides[1] + k * m.strides[2]]);
+  return CotangentMemRef3{into.data(), into.data(), 0, {b, r, c}, {r * c, c, 1}};
+}
+
+/// bf16 or f16 operands into an f32 product where no low-float kernel takes
+/// them: the operands widened to f32, then the f32 product (the same
+/// numbers: the widening is exact and the product accumulates in f32).
+void widenedBatchMatmul(CotangentMemRef3 *a, CotangentMemRef3 *b, CotangentMemRef3 *c,
+                        float (*widen)(uint16_t)) {
+  std::vector<float> wa, wb;
+  CotangentMemRef3 fa = widened(*a, wa, widen), fb = widened(*b, wb, widen);
+  _mlir_ciface_cotangent_batch_matmul_f32(&fa, &fb, c);
+}
+
+} // namespace
+
+extern "C" void _mlir_ciface_cotangent_batch_matmul_bf16(CotangentMemRef3 *a, CotangentMemRef3 *b,
+                                                         CotangentMemRef3 *c) {
+  if (!cotangent::cpu::oneDnnBatchMatmulBf16(*a, *b, *c))
+    widenedBatchMatmul(a, b, c, bf16ToFloat);
+}
+
+extern "C" void _mlir_ciface_cotangent_batch_matmul_f16(CotangentMemRef3 *a, CotangentMemRef3 *b,
+                                                        CotangentMemRef3 *c) {
+  widenedBatchMatmul(a, b, c, f16ToFloat);
 }

@@ -25,6 +25,11 @@ void _mlir_ciface_cotangent_batch_matmul_f32(CotangentMemRef3 *a, CotangentMemRe
                                              CotangentMemRef3 *c);
 void _mlir_ciface_cotangent_batch_matmul_f64(CotangentMemRef3 *a, CotangentMemRef3 *b,
                                              CotangentMemRef3 *c);
+/// The same for bf16 (f16) A and B into an f32 C, accumulated in f32.
+void _mlir_ciface_cotangent_batch_matmul_bf16(CotangentMemRef3 *a, CotangentMemRef3 *b,
+                                              CotangentMemRef3 *c);
+void _mlir_ciface_cotangent_batch_matmul_f16(CotangentMemRef3 *a, CotangentMemRef3 *b,
+                                             CotangentMemRef3 *c);
 }
 
 namespace cotangent::cpu {

@@ -1,4 +1,4 @@
-//===- OneDnnMatmul.cpp - f32 batched matmuls through oneDNN --------------===//
+//===- OneDnnMatmul.cpp - f32 and bf16 batched matmuls through oneDNN -----===//
 //
 // oneDNN's C API, resolved from libdnnl.so.2 at first use; each operand
 // layout gets one matmul primitive and three memory objects whose data
@@ -52,8 +52,9 @@ struct Primitive {
   dnnl_memory_t src = nullptr, weights = nullptr, dst = nullptr;
 };
 
-/// The batch, the problem's sizes and each operand's three strides.
-using LayoutKey = std::array<int64_t, 13>;
+/// The operands' data type, the batch, the problem's sizes and each
+/// operand's three strides.
+using LayoutKey = std::array<int64_t, 14>;
 
 class OneDnn {
 public:
@@ -70,20 +71,22 @@ public:
            std::to_string(v->patch);
   }
 
+  /// C = A * B with A and B of `operands` (f32 or bf16) and C of f32.
   bool run(const CotangentMemRef3 &a, const CotangentMemRef3 &b, const CotangentMemRef3 &c,
-           const host::BatchMatmulShape &s) {
-    LayoutKey key{s.batch,      s.m,          s.n,          s.k,          a.strides[0],
-                  a.strides[1], a.strides[2], b.strides[0], b.strides[1], b.strides[2],
-                  c.strides[0], c.strides[1], c.strides[2]};
+           const host::BatchMatmulShape &s, dnnl_data_type_t operands) {
+    LayoutKey key{operands,     s.batch,      s.m,          s.n,          s.k,
+                  a.strides[0], a.strides[1], a.strides[2], b.strides[0], b.strides[1],
+                  b.strides[2], c.strides[0], c.strides[1], c.strides[2]};
     std::lock_guard<std::mutex> lock(mutex);
     auto [it, fresh] = primitives.try_emplace(key);
     if (fresh)
-      it->second = create(a, b, c, s);
+      it->second = create(a, b, c, s, operands);
     const Primitive &p = it->second;
     if (!p.primitive)
       return false;
-    api.memorySetDataHandle(p.src, static_cast<float *>(a.aligned) + a.offset);
-    api.memorySetDataHandle(p.weights, static_cast<float *>(b.aligned) + b.offset);
+    const int64_t width = operands == dnnl_bf16 ? 2 : 4;
+    api.memorySetDataHandle(p.src, static_cast<char *>(a.aligned) + a.offset * width);
+    api.memorySetDataHandle(p.weights, static_cast<char *>(b.aligned) + b.offset * width);
     api.memorySetDataHandle(p.dst, static_cast<float *>(c.aligned) + c.offset);
     std::array<dnnl_exec_arg_t, 3> args{{{DNNL_ARG_SRC, p.src},
                                          {DNNL_ARG_WEIGHTS, p.weights},
@@ -136,7 +139,7 @@ private:
   /// A matrix's descriptor: row- or column-major with its leading dimension,
   /// behind the batch (dropped for one product; size 1 for a broadcast).
   bool describe(dnnl_memory_desc_t &desc, int64_t batch, int64_t batchStride, int64_t rows,
-                int64_t cols, const host::MatrixLayout &layout) {
+                int64_t cols, const host::MatrixLayout &layout, dnnl_data_type_t type) {
     dnnl_dims_t dims{}, strides{};
     int64_t rowStride = layout.columnMajor ? 1 : layout.ld;
     int64_t colStride = layout.columnMajor ? layout.ld : 1;
@@ -152,16 +155,17 @@ private:
     dims[ndims - 1] = cols;
     strides[ndims - 2] = rowStride;
     strides[ndims - 1] = colStride;
-    return api.memoryDescInit(&desc, ndims, dims, dnnl_f32, strides) == dnnl_success;
+    return api.memoryDescInit(&desc, ndims, dims, type, strides) == dnnl_success;
   }
 
   Primitive create(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
-                   const CotangentMemRef3 &c, const host::BatchMatmulShape &s) {
+                   const CotangentMemRef3 &c, const host::BatchMatmulShape &s,
+                   dnnl_data_type_t operands) {
     dnnl_memory_desc_t src, weights, dst;
     dnnl_matmul_desc_t op;
-    if (!describe(src, s.batch, a.strides[0], s.m, s.k, s.a) ||
-        !describe(weights, s.batch, b.strides[0], s.k, s.n, s.b) ||
-        !describe(dst, s.batch, c.strides[0], s.m, s.n, s.c) ||
+    if (!describe(src, s.batch, a.strides[0], s.m, s.k, s.a, operands) ||
+        !describe(weights, s.batch, b.strides[0], s.k, s.n, s.b, operands) ||
+        !describe(dst, s.batch, c.strides[0], s.m, s.n, s.c, dnnl_f32) ||
         api.matmulDescInit(&op, &src, &weights, nullptr, &dst) != dnnl_success)
       return {};
     dnnl_primitive_desc_t pd = nullptr;
@@ -255,12 +259,23 @@ bool cpu::oneDnnSharesLoopThreads() {
          std::strstr(info.dli_fname, "libomp") != nullptr;
 }
 
-bool cpu::oneDnnBatchMatmulF32(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
-                               const CotangentMemRef3 &c) {
+/// The product on oneDNN, if it takes it (see oneDnnBatchMatmulF32).
+static bool runOnOneDnn(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
+                        const CotangentMemRef3 &c, dnnl_data_type_t operands) {
   host::BatchMatmulShape s(a, b, c);
-  if (!s.blasCompatible() || s.k == 0 || s.m * s.n * s.k < kMinOneDnnWork ||
-      matmulLibrary() != MatmulLibrary::OneDnn)
+  if (!s.blasCompatible() || s.k == 0 || s.m * s.n * s.k < cpu::kMinOneDnnWork ||
+      cpu::matmulLibrary() != MatmulLibrary::OneDnn)
     return false;
   OneDnn &dnnl = OneDnn::get();
-  return dnnl.loaded() && dnnl.run(a, b, c, s);
+  return dnnl.loaded() && dnnl.run(a, b, c, s, operands);
+}
+
+bool cpu::oneDnnBatchMatmulF32(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
+                               const CotangentMemRef3 &c) {
+  return runOnOneDnn(a, b, c, dnnl_f32);
+}
+
+bool cpu::oneDnnBatchMatmulBf16(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
+                                const CotangentMemRef3 &c) {
+  return runOnOneDnn(a, b, c, dnnl_bf16);
 }

@@ -1,6 +1,7 @@
-//===- OneDnnMatmul.h - f32 batched matmuls through oneDNN ------*- C++ -*-===//
+//===- OneDnnMatmul.h - f32 and bf16 batched matmuls through oneDNN -*- C++ -*-===//
 //
-// The f32 batched matmuls compiled code calls (jx-matmul-to-blas) run on
+// The f32 batched matmuls compiled code calls (jx-matmul-to-blas), and the
+// bf16 ones into f32 products of mixed precision, run on
 // oneDNN's matmul primitive where it is installed: on the 2-core AVX-512
 // machine its kernels take 56-58 ms for the 24 GEMMs of the 8 x 1024 MLP's
 // step where OpenBLAS 0.3.21 takes 66-71 ms (docs/performance.md), the rate
@@ -59,6 +60,13 @@ bool oneDnnSharesLoopThreads();
 /// a layout BLAS cannot read, or one oneDNN would run on reference kernels).
 bool oneDnnBatchMatmulF32(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
                           const CotangentMemRef3 &c);
+
+/// C[b] = A[b] * B[b] for bf16 A and B into an f32 C (f32 accumulation), by
+/// a cached oneDNN primitive: its bf16 kernels where the CPU has
+/// AVX512_BF16 or AMX, its AVX-512 emulation else. False, having done
+/// nothing, as above (reference kernels included: an AVX2-only CPU).
+bool oneDnnBatchMatmulBf16(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
+                           const CotangentMemRef3 &c);
 
 } // namespace cotangent::cpu
 

@@ -10,6 +10,7 @@
 
 #include "runtime/host/CompiledModule.h"
 #include "dialects/jx/CallCycles.h"
+#include "dialects/jx/JxSplit.h"
 
 #include "mlir/IR/Diagnostics.h"
 
@@ -35,8 +36,10 @@ CompiledModule::readSignatures(ModuleOp module, llvm::StringRef deviceName) {
     if (fn.isDeclaration() || !fn.isPublic())
       continue;
     Signature sig;
-    for (Type t : fn.getArgumentTypes())
+    for (auto [i, t] : llvm::enumerate(fn.getArgumentTypes())) {
       sig.inputs.push_back(dyn_cast<RankedTensorType>(t));
+      sig.donatedTo.push_back(jx::getDonatedTo(fn, i));
+    }
     for (auto [i, t] : llvm::enumerate(fn.getResultTypes())) {
       sig.results.push_back(dyn_cast<RankedTensorType>(t));
       sig.resultKinds.push_back(memoryKindOfResult(fn, i));

@@ -40,12 +40,20 @@ public:
   struct Signature {
     std::vector<mlir::RankedTensorType> inputs, results;
     std::vector<MemoryKind> resultKinds;
+    /// Per input: the result written over it when the caller donates it
+    /// (jx.donated_to), or nullopt.
+    std::vector<std::optional<unsigned>> donatedTo;
   };
 
   virtual ~CompiledModule();
 
   /// Calls the public function `name` on `args` (checked against its
-  /// signature; a mismatch is an error on the module).
+  /// signature; a mismatch is an error on the module). An argument the
+  /// function takes donated (Signature::donatedTo) is given up: where the
+  /// device's memory is the host's, its result was written over its bytes
+  /// and takes them over, and every Tensor sharing them is left donated
+  /// (Tensor::donate) whether or not the call succeeded. A donated argument
+  /// may share its buffer with no other argument.
   llvm::FailureOr<CallResult> call(llvm::StringRef name, llvm::ArrayRef<Tensor> args);
 
   /// Runs @base's forward on `args`, holds its residuals (in the device's
@@ -140,12 +148,14 @@ private:
   /// Uploads `tensors`, each copy's block added to `blocks`.
   llvm::LogicalResult uploadAll(llvm::ArrayRef<Tensor> tensors, std::vector<MemRefDescriptor> &into,
                                 Blocks &blocks);
-  /// Host tensors of `types` from `descriptors`, in order: a block of
-  /// `owned` that a result views contiguously from its start is adopted (and
-  /// left by `owned`), once; the others are downloaded.
+  /// Host tensors of `types` from `descriptors`, in order: those `given`
+  /// holds as they are; a block of `owned` that a result views contiguously
+  /// from its start is adopted (and left by `owned`), once; the others are
+  /// downloaded.
   std::vector<Tensor> downloadAll(llvm::ArrayRef<mlir::RankedTensorType> types,
                                   llvm::ArrayRef<MemRefDescriptor> descriptors,
-                                  Blocks *owned = nullptr);
+                                  Blocks *owned = nullptr,
+                                  std::vector<std::optional<Tensor>> given = {});
 
   ByteCounter &counter;
   std::string deviceName;

@@ -64,9 +64,14 @@ private:
 
 std::vector<Tensor> CompiledModule::downloadAll(llvm::ArrayRef<mlir::RankedTensorType> types,
                                                 llvm::ArrayRef<MemRefDescriptor> descriptors,
-                                                Blocks *owned) {
+                                                Blocks *owned,
+                                                std::vector<std::optional<Tensor>> given) {
   std::vector<Tensor> tensors;
-  for (auto [type, descriptor] : llvm::zip(types, descriptors)) {
+  for (auto [i, type, descriptor] : llvm::enumerate(types, descriptors)) {
+    if (i < given.size() && given[i]) {
+      tensors.push_back(std::move(*given[i]));
+      continue;
+    }
     void *block = descriptor.allocated();
     bool fromStart = owned && block && owned->contains(block) && descriptor.aligned() == block &&
                      descriptor.offset() == 0 && descriptor.isContiguous(type);
@@ -79,6 +84,18 @@ std::vector<Tensor> CompiledModule::downloadAll(llvm::ArrayRef<mlir::RankedTenso
     tensors.push_back(download(type, descriptor));
   }
   return tensors;
+}
+
+/// An error at `loc` naming the first of `args` that went to an earlier
+/// call it was donated to (reading it would throw).
+static LogicalResult checkNotDonated(Location loc, llvm::StringRef name,
+                                     llvm::ArrayRef<Tensor> args) {
+  for (auto [i, arg] : llvm::enumerate(args))
+    if (arg.isDonated())
+      return emitError(loc) << "@" << name << " argument #" << i
+                            << " was donated to an earlier call and cannot be used (pass that "
+                               "call's result)";
+  return success();
 }
 
 LogicalResult CompiledModule::uploadAll(llvm::ArrayRef<Tensor> tensors,
@@ -146,10 +163,29 @@ llvm::FailureOr<CallResult> CompiledModule::call(llvm::StringRef name,
     return emitError(loc()) << "no public function @" << name << " to call", failure();
   if (failed(interp::checkArguments(loc(), name, sig->inputs, args)))
     return failure();
+  if (failed(checkNotDonated(loc(), name, args)))
+    return failure();
+  // Compiled code writes over a donated argument's buffer: no other
+  // argument may read it.
+  for (auto [i, donated] : llvm::enumerate(sig->donatedTo))
+    for (size_t j = 0; donated && j < args.size(); ++j)
+      if (j != i && args[i].getBufferId() == args[j].getBufferId())
+        return emitError(loc()) << "@" << name << " argument #" << i
+                                << " is donated but shares its buffer with argument #" << j
+                                << ": donate a copy of it, or pass it once",
+               failure();
   Blocks blocks(*this);
   std::vector<MemRefDescriptor> inputs;
   if (failed(uploadAll(args, inputs, blocks)))
     return failure();
+  // Donated arguments are given up once the call starts, however it ends.
+  std::string donatedTo = "@" + name.str();
+  std::vector<std::optional<Tensor>> taken(sig->results.size());
+  llvm::scope_exit giveUpDonated([&] {
+    for (auto [i, result] : llvm::enumerate(sig->donatedTo))
+      if (result && !taken[*result])
+        (void)args[i].donate(args[i].getType(), donatedTo);
+  });
 
   counter.resetPeak();
   int64_t before = counter.live();
@@ -160,7 +196,17 @@ llvm::FailureOr<CallResult> CompiledModule::call(llvm::StringRef name,
   out.stats.peakBytes = counter.peak() - before;
   if (failed(ran))
     return failure();
-  out.results = downloadAll(sig->results, results, &blocks);
+  // A result written over its donated argument's bytes in host memory
+  // takes them over.
+  for (auto [i, result] : llvm::enumerate(sig->donatedTo)) {
+    if (!result)
+      continue;
+    const MemRefDescriptor &r = results[*result];
+    if (r.allocated() == args[i].data() && r.aligned() == r.allocated() && r.offset() == 0 &&
+        r.isContiguous(sig->results[*result]) && !taken[*result])
+      taken[*result] = args[i].donate(sig->results[*result], donatedTo);
+  }
+  out.results = downloadAll(sig->results, results, &blocks, taken);
   if (failed(checkDevice("reading the results of @" + name)))
     return failure();
   return out;
@@ -184,7 +230,9 @@ llvm::FailureOr<SplitResult> CompiledModule::runSplit(llvm::StringRef base,
            failure();
   size_t numResiduals = fwd->results.size() - numOutputs;
   if (failed(interp::checkArguments(loc(), fwdName, fwd->inputs, args)) ||
-      failed(interp::checkArguments(loc(), bwdName, bwd->inputs, cotangents, numResiduals)))
+      failed(interp::checkArguments(loc(), bwdName, bwd->inputs, cotangents, numResiduals)) ||
+      failed(checkNotDonated(loc(), fwdName, args)) ||
+      failed(checkNotDonated(loc(), bwdName, cotangents)))
     return failure();
 
   // Freed when the split ends: the uploads, the residuals held in the

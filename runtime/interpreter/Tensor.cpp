@@ -17,7 +17,10 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <cassert>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <unistd.h>
 #include <vector>
 
@@ -72,10 +75,20 @@ struct Tensor::Buffer {
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;
 
-  char *data() { return adopted ? adopted : bytes.data(); }
+  /// Set once the bytes went to a call: the function they were donated to.
+  std::string donatedTo;
+
+  char *data() {
+    if (!donatedTo.empty())
+      throw std::logic_error("this array was donated to " + donatedTo +
+                             " and cannot be used after the call: its buffer holds the call's "
+                             "result now (use the result, as after jax.jit's donate_argnums)");
+    return adopted ? adopted : bytes.data();
+  }
   /// An owned copy of the bytes.
   std::vector<char> copy() {
-    return adopted ? std::vector<char>(adopted, adopted + adoptedSize) : bytes;
+    const char *from = data();
+    return adopted ? std::vector<char>(from, from + adoptedSize) : bytes;
   }
 };
 
@@ -270,6 +283,27 @@ Tensor Tensor::adopt(mlir::RankedTensorType type, char *bytes,
 }
 
 Tensor Tensor::withType(mlir::RankedTensorType newType) const { return Tensor(newType, buffer); }
+
+Tensor Tensor::donate(mlir::RankedTensorType newType, llvm::StringRef to) const {
+  buffer->data(); // a buffer donated once cannot be donated again
+  Tensor t(newType, nullptr);
+  assert(t.getByteSize() == getByteSize() && "donate keeps the byte size");
+  // The bytes move, with the count they are under and who frees them.
+  if (buffer->adopted) {
+    t.buffer = std::make_shared<Buffer>(buffer->adopted, buffer->adoptedSize,
+                                        std::move(buffer->release));
+    buffer->adopted = nullptr;
+  } else {
+    t.buffer = std::make_shared<Buffer>(std::vector<char>());
+    t.buffer->bytes = std::move(buffer->bytes);
+    t.buffer->counter = std::move(buffer->counter);
+    buffer->bytes = {};
+  }
+  buffer->donatedTo = to.empty() ? std::string("a call") : to.str();
+  return t;
+}
+
+bool Tensor::isDonated() const { return !buffer->donatedTo.empty(); }
 
 double Tensor::getDouble(int64_t i) const {
   const char *p = data() + i * getElementByteWidth(kind);

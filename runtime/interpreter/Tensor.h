@@ -128,6 +128,15 @@ public:
   /// An identity for the buffer, equal for Tensors that share one.
   const void *getBufferId() const { return buffer.get(); }
 
+  /// A tensor of `newType` (this one's byte size) that takes over this
+  /// tensor's bytes without copying them, leaving every Tensor that shared
+  /// them donated: reading one throws std::logic_error naming `to`. What a
+  /// runtime does with an argument donated to a call (JAX's donate_argnums)
+  /// once a result was written over its bytes.
+  Tensor donate(mlir::RankedTensorType newType, llvm::StringRef to) const;
+  /// Whether the buffer went to a call it was donated to.
+  bool isDonated() const;
+
 private:
   struct Buffer;
   Tensor(mlir::RankedTensorType type, std::shared_ptr<Buffer> buffer);

@@ -326,7 +326,7 @@ func.func private @f() -> (tensor<4xf32> {jx.result_name = 3})
 
 // -----
 
-// expected-error @+1 {{argument #0 has an unknown jx attribute 'jx.result_name'; the jx attributes of arguments are jx.arg_name and jx.residual}}
+// expected-error @+1 {{argument #0 has an unknown jx attribute 'jx.result_name'; the jx attributes of arguments are jx.arg_name, jx.residual and jx.donated_to}}
 func.func private @f(tensor<4xf32> {jx.result_name = "y"})
 
 // -----

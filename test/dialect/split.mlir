@@ -59,3 +59,12 @@ func.func @scheduled(%h: tensor<4xf32>) -> tensor<4xf32> {
   } attributes {jx.scan_schedule = array<i64: 2, 2>}
   return %r : tensor<4xf32>
 }
+
+// A donated argument and the result written over its buffer.
+// CHECK-LABEL: func.func @donated(
+// CHECK-SAME:    %{{.*}}: tensor<4xf32> {jx.donated_to = 1 : i64}, %{{.*}}: tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>)
+func.func @donated(%p: tensor<4xf32> {jx.donated_to = 1 : i64}, %g: tensor<4xf32>) -> (tensor<f32>, tensor<4xf32>) {
+  %0 = jx.sub %p, %g : tensor<4xf32>
+  %1 = jx.reduce_sum %0, axes = [0] : tensor<4xf32> -> tensor<f32>
+  return %1, %0 : tensor<f32>, tensor<4xf32>
+}

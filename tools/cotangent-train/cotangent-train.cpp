@@ -363,6 +363,10 @@ int main(int argc, char **argv) {
         return fail(logPath + ": cannot open for appending");
     }
 
+    // A tree's arrays copied: the step is given the state's own (donated).
+    auto copyOf = [](const auto &tree) {
+      return tree_map([](const interp::Tensor &t) { return t.clone(); }, tree);
+    };
     std::optional<double> budget = budgetBytes;
     if (budgetBytes || budgetFraction) {
       // One step of each candidate on the initial state (its results
@@ -372,12 +376,14 @@ int main(int argc, char **argv) {
           {"dots_saveable per block", policies::dots_saveable()},
           {"nothing_saveable per block", policies::nothing_saveable()}};
       data::Batch b = sampler->at(0);
+      // The probes run donated, as the run will, on copies of the state.
       std::string tried;
       bool fits = false;
       for (const auto &[name, candidate] : candidates) {
         modelOptions.block_policy = candidate;
-        auto probe = jit(trainStep);
-        probe(state.params, state.opt_state, ints(b.inputs, batch, seq), ints(b.targets, batch, seq));
+        auto probe = jit(trainStep, {.donate = {0, 1}});
+        probe(copyOf(state.params), copyOf(state.opt_state), ints(b.inputs, batch, seq),
+              ints(b.targets, batch, seq));
         const double peakBytes = static_cast<double>(probe.last_stats().peakBytes);
         if (!budget)
           budget = *budgetFraction * peakBytes;
@@ -395,7 +401,9 @@ int main(int argc, char **argv) {
                     std::to_string(static_cast<int64_t>(*budget)) + " bytes (" + tried + ")");
     }
 
-    auto step = jit(trainStep);
+    // Parameters and optimizer state are donated: the update is written over
+    // them, and the step allocates nothing for either.
+    auto step = jit(trainStep, {.donate = {0, 1}});
     auto evalLoss = jit(loss);
     auto validation = [&]() {
       double sum = 0;
@@ -433,10 +441,11 @@ int main(int argc, char **argv) {
     std::string lastSaved = checkpointDir.empty() ? "" : train::checkpointPath(checkpointDir, state.step);
     while (state.step < steps) {
       data::Batch b = sampler->at(state.step);
-      // What --check-finite re-runs a bad step from (the arrays are shared, not copied).
+      // What --check-finite re-runs a bad step from: a copy, as the step
+      // is given the state's own arrays (donated).
       std::optional<train::TrainState> before;
       if (checkFinite)
-        before = state;
+        before = train::TrainState{copyOf(state.params), copyOf(state.opt_state), state.step};
       auto start = std::chrono::steady_clock::now();
       auto [params, opt, value] =
           step(state.params, state.opt_state, ints(b.inputs, batch, seq), ints(b.targets, batch, seq));

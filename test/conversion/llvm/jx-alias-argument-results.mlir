@@ -59,3 +59,20 @@ func.func @two_uses(%x: memref<4xf32>) -> (memref<4xf32>, memref<4xf32>) {
   %c = bufferization.clone %x : memref<4xf32> to memref<4xf32>
   return %c, %c : memref<4xf32>, memref<4xf32>
 }
+
+// -----
+
+// Written into, but donated to the result that returns it: its buffer holds
+// that result, which is returned as the argument itself. The clone of the
+// other result stays (its caller must own a copy).
+// CHECK-LABEL: func.func @donated(
+// CHECK-SAME:    %[[P:[^:]*]]: memref<8xf32>)
+// CHECK:         %[[C:.*]] = bufferization.clone %[[P]]
+// CHECK:         return %[[P]], %[[C]] :
+func.func @donated(%p: memref<8xf32> {jx.donated_to = 0 : i64}) -> (memref<8xf32>, memref<8xf32>) {
+  %cst = arith.constant 1.000000e+00 : f32
+  linalg.fill ins(%cst : f32) outs(%p : memref<8xf32>)
+  %0 = bufferization.clone %p : memref<8xf32> to memref<8xf32>
+  %1 = bufferization.clone %p : memref<8xf32> to memref<8xf32>
+  return %0, %1 : memref<8xf32>, memref<8xf32>
+}

@@ -1,14 +1,18 @@
 // The f32 batched matmuls on oneDNN (runtime/cpu/OneDnnMatmul.h): loaded on
 // libomp's threads, equal to a double-precision product within f32 rounding
 // for every layout jx-matmul-to-blas passes, and left to OpenBLAS where they
-// should be.
+// should be; bf16 and f16 operands into f32 products (oneDNN's bf16 kernels
+// where the CPU runs them, else widened onto the f32 path) within the same
+// bound of the exact product of the rounded operands.
 #include "runtime/cpu/MemoryHooks.h"
 #include "runtime/cpu/OneDnnMatmul.h"
 #include "runtime/interpreter/ErrorBound.h"
 
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -54,6 +58,29 @@ double worstError(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
         worst = std::max(worst, std::abs(at(c, p, i, j) - exact) / std::max(scale, 1e-30));
       }
   return worst;
+}
+
+/// `v` rounded to bf16 (nearest, ties to even), and the value it stands for.
+uint16_t toBf16(float v) {
+  uint32_t bits = std::bit_cast<uint32_t>(v);
+  return static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+float fromBf16(uint16_t h) { return std::bit_cast<float>(static_cast<uint32_t>(h) << 16); }
+
+/// `v` (|v| <= 1) as an IEEE half, rounded toward zero, and the value it
+/// stands for (normal halves only: the test data stays above 2^-14 or is 0).
+uint16_t toF16(float v) {
+  if (std::abs(v) < 0x1p-14f)
+    return 0;
+  uint32_t bits = std::bit_cast<uint32_t>(v);
+  uint32_t sign = (bits >> 16) & 0x8000u, exponent = ((bits >> 23) & 0xffu) - 112,
+           mantissa = (bits >> 13) & 0x3ffu;
+  return static_cast<uint16_t>(sign | (exponent << 10) | mantissa);
+}
+float fromF16(uint16_t h) {
+  float v = std::ldexp(1.0f + static_cast<float>(h & 0x3ffu) / 1024.0f,
+                       static_cast<int>((h >> 10) & 0x1fu) - 15);
+  return h == 0 ? 0.0f : (h & 0x8000u) ? -v : v;
 }
 
 struct Case {
@@ -135,4 +162,42 @@ TEST_CASE("small products and layouts BLAS cannot read stay off oneDNN", "[cpu][
   a = view(av, {1, 64, 64}, {4096, 64, 1});
   CHECK(cpu::oneDnnBatchMatmulF32(a, b, c));
   CHECK(worstError(a, b, c) <= interp::gamma(64, 0x1p-24));
+}
+
+TEST_CASE("bf16 and f16 operands into f32 products equal the exact products of the rounded "
+          "operands within f32 rounding, on oneDNN or widened",
+          "[cpu][onednn][numerics]") {
+  // A weight gradient's layout (A transposed), batched, B broadcast.
+  const int64_t batch = 2, m = 64, n = 72, k = 96;
+  std::vector<float> a32 = random(batch * k * m, 6), b32 = random(k * n, 7);
+  auto check = [&](uint16_t (*narrow)(float), float (*widen)(uint16_t),
+                   void (*entry)(CotangentMemRef3 *, CotangentMemRef3 *, CotangentMemRef3 *),
+                   bool bf16) {
+    std::vector<uint16_t> a16(a32.size()), b16(b32.size());
+    std::vector<float> aw(a32.size()), bw(b32.size());
+    for (size_t i = 0; i < a32.size(); ++i)
+      aw[i] = widen(a16[i] = narrow(a32[i]));
+    for (size_t i = 0; i < b32.size(); ++i)
+      bw[i] = widen(b16[i] = narrow(b32[i]));
+    std::array<int64_t, 3> aStrides{k * m, 1, m}, bStrides{0, n, 1}, cStrides{m * n, n, 1};
+    CotangentMemRef3 a{a16.data(), a16.data(), 0, {batch, m, k}, {aStrides[0], aStrides[1], aStrides[2]}};
+    CotangentMemRef3 b{b16.data(), b16.data(), 0, {batch, k, n}, {bStrides[0], bStrides[1], bStrides[2]}};
+    // The exact reference reads the rounded operands as f32.
+    auto aRef = view(aw, {batch, m, k}, aStrides), bRef = view(bw, {batch, k, n}, bStrides);
+    for (cpu::MatmulLibrary library : {cpu::MatmulLibrary::OneDnn, cpu::MatmulLibrary::OpenBlas}) {
+      cpu::setMatmulLibrary(library);
+      std::vector<float> cv(batch * m * n, NAN);
+      auto c = view(cv, {batch, m, n}, cStrides);
+      entry(&a, &b, &c);
+      INFO((library == cpu::MatmulLibrary::OneDnn ? "oneDNN chosen" : "OpenBLAS chosen")
+           << ", bf16: " << bf16 << ", " << cpu::matmulLibraryName());
+      CHECK(worstError(aRef, bRef, c) <= interp::gamma(k, 0x1p-24));
+      // oneDNN takes bf16 only where it has kernels for it, never when not chosen.
+      if (bf16 && library == cpu::MatmulLibrary::OpenBlas)
+        CHECK_FALSE(cpu::oneDnnBatchMatmulBf16(a, b, c));
+    }
+    cpu::setMatmulLibrary(cpu::MatmulLibrary::OneDnn);
+  };
+  SECTION("bf16") { check(toBf16, fromBf16, _mlir_ciface_cotangent_batch_matmul_bf16, true); }
+  SECTION("f16") { check(toF16, fromF16, _mlir_ciface_cotangent_batch_matmul_f16, false); }
 }
