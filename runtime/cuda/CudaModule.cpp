@@ -217,7 +217,7 @@ int runOnCuda(ModuleOp module, llvm::StringRef fn, llvm::ArrayRef<Tensor> args, 
     return 1;
   if (!split) {
     auto repeated =
-        host::runRepeated(warmup, repeat, [&] { return (*compiled)->call(fn, args); });
+        host::runRepeated(warmup, repeat, [&] { return (*compiled)->call(fn, (*compiled)->freshArguments(fn, args)); });
     if (failed(repeated))
       return 1;
     auto *result = &repeated->first;

@@ -56,6 +56,11 @@ public:
   /// may share its buffer with no other argument.
   llvm::FailureOr<CallResult> call(llvm::StringRef name, llvm::ArrayRef<Tensor> args);
 
+  /// `args` with a copy of each one public function `name` takes donated:
+  /// what to pass to call it again on the same inputs (a tool's repeated
+  /// runs), each run given up only its own copies.
+  std::vector<Tensor> freshArguments(llvm::StringRef name, llvm::ArrayRef<Tensor> args) const;
+
   /// Runs @base's forward on `args`, holds its residuals (in the device's
   /// memory, or offloaded where --jx-remat said so and the device can),
   /// then its backward on them and `cotangents` (one per primal output).

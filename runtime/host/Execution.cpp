@@ -212,6 +212,16 @@ llvm::FailureOr<CallResult> CompiledModule::call(llvm::StringRef name,
   return out;
 }
 
+std::vector<Tensor> CompiledModule::freshArguments(llvm::StringRef name,
+                                                   llvm::ArrayRef<Tensor> args) const {
+  std::vector<Tensor> fresh(args.begin(), args.end());
+  if (const Signature *sig = getSignature(name))
+    for (auto [i, donated] : llvm::enumerate(sig->donatedTo))
+      if (donated && i < fresh.size())
+        fresh[i] = fresh[i].clone();
+  return fresh;
+}
+
 llvm::FailureOr<SplitResult> CompiledModule::runSplit(llvm::StringRef base,
                                                       llvm::ArrayRef<Tensor> args,
                                                       llvm::ArrayRef<Tensor> cotangents) {
