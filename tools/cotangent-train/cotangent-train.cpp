@@ -8,8 +8,10 @@
 // models/gpt2, its gradient, optax's clip_by_global_norm and AdamW with a
 // warmup-cosine schedule (no weight decay on biases and LayerNorms), each
 // block under --policy. Batches come from data/Batches (a seed and the
-// step). Each step prints one line (loss, tokens/s, ms, MFU, the compiled
-// step's measured peak) and, with --log, one JSON line. With
+// step). Each step prints one line (loss, tokens/s, ms, MFU, the step's
+// measured peak: what the compiled step allocates plus the parameters,
+// optimizer state and batch it is given, donated) and, with --log, one
+// JSON line. With
 // --checkpoint-dir it saves every --checkpoint-every steps and at the end
 // (checkpoint/Safetensors, atomically, the last --keep kept); --resume
 // continues from the newest good checkpoint bit for bit.
@@ -78,9 +80,9 @@ cl::opt<std::string> policy(cl::cat(toolOptions), "policy",
                                      "nothing_saveable or dots_saveable (default: none)"));
 cl::opt<std::string> memoryBudget(
     cl::cat(toolOptions), "memory-budget",
-    cl::desc("bytes (or a fraction of the step's peak without checkpoints) the compiled step may "
-             "peak at: the step runs under the first of no checkpoint, dots_saveable and "
-             "nothing_saveable per block whose measured peak fits"),
+    cl::desc("bytes (or a fraction of the peak without checkpoints) a training step may peak at, "
+             "parameters, optimizer state and batch included: the step runs under the first of no "
+             "checkpoint, dots_saveable and nothing_saveable per block whose measured peak fits"),
     cl::value_desc("BYTES|FRACTION"));
 cl::opt<std::string> target(cl::cat(toolOptions), "target", cl::init("cpu"),
                             cl::desc("cpu (the tracing API compiles for the CPU; cuda is refused)"));
@@ -367,6 +369,12 @@ int main(int argc, char **argv) {
     auto copyOf = [](const auto &tree) {
       return tree_map([](const interp::Tensor &t) { return t.clone(); }, tree);
     };
+    // What a step holds besides what it allocates: the parameters and the
+    // optimizer state (donated: the update is written over them) and the
+    // batch. The step's peak is this plus the compiled code's.
+    int64_t heldBytes = 2 * batch * seq * static_cast<int64_t>(sizeof(int32_t));
+    for (const auto &[path, t] : flattenValues(std::pair{state.params, state.opt_state}, ""))
+      heldBytes += t.getByteSize();
     std::optional<double> budget = budgetBytes;
     if (budgetBytes || budgetFraction) {
       // One step of each candidate on the initial state (its results
@@ -384,14 +392,16 @@ int main(int argc, char **argv) {
         auto probe = jit(trainStep, {.donate = {0, 1}});
         probe(copyOf(state.params), copyOf(state.opt_state), ints(b.inputs, batch, seq),
               ints(b.targets, batch, seq));
-        const double peakBytes = static_cast<double>(probe.last_stats().peakBytes);
+        const double stepBytes = static_cast<double>(probe.last_stats().peakBytes);
+        const double peakBytes = static_cast<double>(heldBytes) + stepBytes;
         if (!budget)
           budget = *budgetFraction * peakBytes;
         tried += std::string(tried.empty() ? "" : ", ") + name + " peaks at " +
                  std::to_string(static_cast<int64_t>(peakBytes));
         if (peakBytes <= *budget) {
-          std::printf("memory budget %.0f bytes: %s fits (measured peak %.0f bytes)\n", *budget,
-                      name, peakBytes);
+          std::printf("memory budget %.0f bytes: %s fits (measured peak %.0f bytes: %lld held "
+                      "(parameters, optimizer state, batch), %.0f allocated by the step)\n",
+                      *budget, name, peakBytes, static_cast<long long>(heldBytes), stepBytes);
           fits = true;
           break;
         }
@@ -457,7 +467,7 @@ int main(int argc, char **argv) {
       const double lossValue = value.getDouble(0);
       const double tokensPerSecond = static_cast<double>(batch * seq) / seconds;
       const double mfu = flopsPerStep / seconds / (peak * 1e12);
-      const int64_t peakBytes = step.last_stats().peakBytes;
+      const int64_t peakBytes = heldBytes + step.last_stats().peakBytes;
       std::optional<double> valLoss;
       if ((evalEvery > 0 && state.step % evalEvery == 0) || state.step == steps)
         valLoss = validation();
@@ -512,7 +522,8 @@ int main(int argc, char **argv) {
                                 {"tokens_per_s", tokensPerSecond},
                                 {"ms", seconds * 1e3},
                                 {"mfu", mfu},
-                                {"peak_bytes", peakBytes}};
+                                {"peak_bytes", peakBytes},
+                                {"step_peak_bytes", step.last_stats().peakBytes}};
         if (valLoss)
           line["val_loss"] = *valLoss;
         std::string text;
