@@ -252,13 +252,17 @@ FailureOr<MemoryPlan> mlir::cotangent::predictCallPlan(ModuleOp module, StringRe
     return failure();
   plan->name = name.str();
   plan->target = target;
+  plan->singleCall = true;
   return plan;
 }
 
 void mlir::cotangent::printMemoryPlan(const MemoryPlan &plan, llvm::raw_ostream &os,
                                       bool timeline) {
-  os << "memory plan of @" << plan.name << " (@" << plan.name << "_fwd, then @" << plan.name
-     << "_bwd, on " << targetName(plan.target) << ")\n";
+  if (plan.singleCall)
+    os << "memory plan of @" << plan.name << " (one call, on " << targetName(plan.target) << ")\n";
+  else
+    os << "memory plan of @" << plan.name << " (@" << plan.name << "_fwd, then @" << plan.name
+       << "_bwd, on " << targetName(plan.target) << ")\n";
   os << "peak: " << plan.peakBytes << " bytes";
   if (plan.peakEvent >= 0)
     os << ", in @" << plan.blocks[plan.timeline[plan.peakEvent].block].function;
@@ -267,10 +271,12 @@ void mlir::cotangent::printMemoryPlan(const MemoryPlan &plan, llvm::raw_ostream 
     os << "  the largest over " << plan.paths
        << (plan.allPaths ? "" : " (not all)") << " paths through data-dependent branches; "
        << "the smallest is " << plan.minPeakBytes << " bytes\n";
-  os << "residuals held between the calls: " << plan.residualBytes << " bytes";
-  if (plan.argumentResidualBytes)
-    os << " (" << plan.argumentResidualBytes << " of them arguments, held without a copy)";
-  os << "\n";
+  if (!plan.singleCall) {
+    os << "residuals held between the calls: " << plan.residualBytes << " bytes";
+    if (plan.argumentResidualBytes)
+      os << " (" << plan.argumentResidualBytes << " of them arguments, held without a copy)";
+    os << "\n";
+  }
   os << "live at the peak: " << plan.liveAtPeak.size() << " blocks\n";
   auto describe = [&](const PlannedBlock &b) {
     os << llvm::left_justify(b.type, 14) << " " << llvm::left_justify(b.role, 12) << " @"

@@ -55,8 +55,10 @@ enum class MemoryPlanTarget { Cpu, Cuda };
 
 /// The predicted memory of one @f_fwd/@f_bwd split on a runtime.
 struct MemoryPlan {
-  std::string name;          ///< f, of @f_fwd/@f_bwd
+  std::string name;          ///< f, of @f_fwd/@f_bwd (or of @f, called alone)
   MemoryPlanTarget target = MemoryPlanTarget::Cpu;
+  /// A plan of one call of @name (predictCallPlan): no split, no residuals.
+  bool singleCall = false;
   int64_t peakBytes = 0;     ///< the largest over all paths
   int64_t minPeakBytes = 0;  ///< the smallest over all paths
   /// The residuals' bytes between the two calls (on the peak's path): the

@@ -2,7 +2,11 @@
 
 #include "tracer/Jit.h"
 #include "runtime/cpu/CpuRuntime.h"
+#include "analysis/MemoryPlan.h"
 #include "dialects/jx/JxSplit.h"
+#include "passes/report/Residuals.h"
+
+#include "llvm/Support/raw_ostream.h"
 
 #include "mlir/IR/Diagnostics.h"
 
@@ -92,6 +96,34 @@ std::vector<bool> donatedLeaves(const std::vector<int> &donate, const FlatArgume
       leaves[leaf] = true;
   }
   return leaves;
+}
+
+std::string CompiledFunction::report(const interp::MemoryStats &measured) const {
+  mlir::ModuleOp m = module();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto entry = m.lookupSymbol<mlir::func::FuncOp>(entry_);
+  os << "@" << entry_ << ": " << entry.getNumArguments() << " arguments, "
+     << entry.getNumResults() << " results\n";
+  for (mlir::jx::SplitPair pair : mlir::jx::getSplitPairs(m)) {
+    os << "gradient @" << mlir::jx::getSplitName(pair) << " keeps for its backward:\n";
+    auto residuals = mlir::cotangent::describeResiduals(pair.fwd);
+    if (mlir::succeeded(residuals))
+      mlir::cotangent::printResiduals(*residuals, os);
+  }
+  int64_t donated = 0, donatedBytes = 0;
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i)
+    if (mlir::jx::getDonatedTo(entry, i)) {
+      ++donated;
+      donatedBytes += mlir::jx::getTensorBytes(entry.getArgumentTypes()[i]);
+    }
+  os << "donated: " << donated << " arguments, " << donatedBytes
+     << " bytes (their results written over them)\n";
+  os << "measured peak: " << measured.peakBytes << " bytes allocated by the call\n";
+  auto plan = mlir::cotangent::predictCallPlan(m, entry_);
+  if (mlir::succeeded(plan))
+    mlir::cotangent::printMemoryPlan(*plan, os, /*timeline=*/false);
+  return text;
 }
 
 JitCache::Entry &JitCache::lookup(const std::vector<LeafSignature> &signature) {

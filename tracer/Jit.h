@@ -43,6 +43,10 @@ public:
   /// The jx module compiled (its entry marked with what is donated).
   mlir::ModuleOp module() const;
   const std::string &entry() const { return entry_; }
+  /// Text: what each gradient the function takes keeps for its backward,
+  /// the donated arguments, and the call's memory (`measured`, the plan's
+  /// prediction, the largest blocks live at the peak). Jitted::report().
+  std::string report(const interp::MemoryStats &measured) const;
 
 private:
   void compile(mlir::ModuleOp module, const std::vector<bool> &donated = {});
@@ -144,6 +148,18 @@ public:
   /// The compiled function the last call ran (null before the first call
   /// of a plain function): its module and entry, for reports and plans.
   const detail::CompiledFunction *last_compiled() const { return last_; }
+
+  /// What the last call ran, as a user reads it (no MLIR needed): for each
+  /// gradient inside the function (a `value_and_grad` in a training step),
+  /// the residuals its backward keeps, as vjp(...).print_saved_residuals()
+  /// lists them; the arguments donated; the step's measured peak, the
+  /// memory plan's prediction of it and the largest blocks live then.
+  /// Throws before the first call.
+  std::string report() const {
+    if (!last_)
+      throw TraceError("jit: report() before the first call of a plain function");
+    return last_->report(stats_);
+  }
 
   /// Bytes the compiled code allocated in the last call (arguments not counted).
   const interp::MemoryStats &last_stats() const { return stats_; }

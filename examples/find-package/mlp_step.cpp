@@ -5,7 +5,8 @@
 // dots_saveable) with AdamW, a warmup-cosine learning rate and gradient
 // clipping, the whole training step -- loss, gradient, update -- one jitted
 // function with the parameters and optimizer state donated, and prints what
-// the step saves for its backward pass and the peak bytes it measured. No MLIR name appears: arrays come from
+// the step saves for its backward pass, the peak bytes it measured and the
+// step's report (residuals, donations, measured and predicted peak). No MLIR name appears: arrays come from
 // tracer/Array.h. It includes only installed headers and links only
 // Cotangent::jit; its compiled gradient is checked within the bounds the
 // interpreter derives for it.
@@ -115,6 +116,9 @@ int main() {
               static_cast<long long>(array::view<int32_t>(state.at("1/0/count"))[0]));
   std::printf("peak bytes of the compiled step: %s\n",
               step.last_stats().peakBytes > 0 ? "measured" : "MISSING");
+  // The whole step as compiled: what its gradient keeps for the backward,
+  // what is donated, its peak measured and predicted.
+  std::cout << step.report();
   return within && last < 0.5 * first ? 0 : 1;
 }
 
@@ -124,3 +128,10 @@ int main() {
 // CHECK-NEXT: loss after 60 steps: below half the first
 // CHECK-NEXT: optimizer steps counted: 60
 // CHECK-NEXT: peak bytes of the compiled step: measured
+// CHECK-NEXT: @jit: {{[0-9]+}} arguments, {{[0-9]+}} results
+// CHECK-NEXT: gradient @grad_0 keeps for its backward:
+// CHECK:      total: {{[0-9]+}} residuals, {{[0-9]+}} bytes
+// CHECK-NEXT: donated: {{[0-9]+}} arguments, {{[0-9]+}} bytes (their results written over them)
+// CHECK-NEXT: measured peak: [[PEAK:[0-9]+]] bytes allocated by the call
+// CHECK-NEXT: memory plan of @jit (one call, on the CPU runtime)
+// CHECK-NEXT: peak: [[PEAK]] bytes, in @jit

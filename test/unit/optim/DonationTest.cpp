@@ -4,7 +4,8 @@
 // donation gives; its measured peak is what compiled code allocates besides
 // them (no copy of parameters or state) and equals the predicted memory
 // plan byte for byte; a donated array is refused after the call, and
-// donating misuse is a named error.
+// donating misuse is a named error. The step's report says what it keeps
+// and holds.
 #include "analysis/MemoryPlan.h"
 #include "bench/MlpModel.h"
 #include "tracer/Array.h"
@@ -140,6 +141,17 @@ TEST_CASE("a donated array is refused after the call", "[optim][jit][donate]") {
   Params alias = params; // the same arrays, as a second Python name would be
   auto [next, nextState, loss] = step(params, state, mlp.data.x, mlp.data.y);
   CHECK(std::isfinite(loss.getDouble(0)));
+  // What the step keeps and holds, as a user reads it.
+  const std::string report = step.report();
+  INFO(report);
+  const std::string peak = std::to_string(step.last_stats().peakBytes);
+  CHECK_THAT(report, Catch::Contains("gradient @grad_0 keeps for its backward:") &&
+                         Catch::Contains("f32[16,16] from the argument args[0]['w0']") &&
+                         Catch::Contains("total: 6 residuals, 3072 bytes") &&
+                         Catch::Contains("donated: 8 arguments, 6152 bytes") &&
+                         Catch::Contains("measured peak: " + peak + " bytes") &&
+                         Catch::Contains("memory plan of @jit (one call, on the CPU runtime)\n"
+                                         "peak: " + peak + " bytes, in @jit"));
   CHECK_THROWS_WITH(params.at("w0").getDouble(0),
                     Catch::Contains("this array was donated to @jit and cannot be used after "
                                     "the call"));
