@@ -2,6 +2,9 @@
 
 #include "tracer/Jit.h"
 #include "runtime/cpu/CpuRuntime.h"
+#ifdef COTANGENT_HAVE_CUDA
+#include "runtime/cuda/CudaModule.h"
+#endif
 #include "analysis/MemoryPlan.h"
 #include "dialects/jx/JxSplit.h"
 #include "passes/report/Residuals.h"
@@ -13,17 +16,18 @@
 namespace cotangent::detail {
 
 struct CompiledFunction::Compiled {
-  std::unique_ptr<cpu::CpuModule> module;
+  std::unique_ptr<host::CompiledModule> module;
 };
 
-CompiledFunction::CompiledFunction(Traced traced, std::string entry, std::vector<bool> donated)
+CompiledFunction::CompiledFunction(Traced traced, std::string entry, std::vector<bool> donated,
+                                   Target target)
     : traced_(std::make_unique<Traced>(std::move(traced))), entry_(std::move(entry)) {
-  compile(traced_->module(), donated);
+  compile(traced_->module(), donated, target);
 }
 
-CompiledFunction::CompiledFunction(Split split, std::string entry)
+CompiledFunction::CompiledFunction(Split split, std::string entry, Target target)
     : split_(std::make_unique<Split>(std::move(split))), entry_(std::move(entry)) {
-  compile(split_->module());
+  compile(split_->module(), {}, target);
 }
 
 CompiledFunction::~CompiledFunction() = default;
@@ -48,7 +52,27 @@ static void markDonated(mlir::func::FuncOp fn, const std::vector<bool> &donated)
   }
 }
 
-void CompiledFunction::compile(mlir::ModuleOp module, const std::vector<bool> &donated) {
+/// `module` compiled for `target`: only `entry` (with what it calls) on the
+/// CPU; the GPU runtime compiles every public function.
+static llvm::FailureOr<std::unique_ptr<host::CompiledModule>>
+compileFor(mlir::ModuleOp module, const std::string &entry, Target target) {
+  auto base = [](auto compiled) -> llvm::FailureOr<std::unique_ptr<host::CompiledModule>> {
+    if (mlir::failed(compiled))
+      return mlir::failure();
+    return std::unique_ptr<host::CompiledModule>(std::move(*compiled));
+  };
+  if (target == Target::Cpu)
+    return base(cpu::CpuModule::compile(module, {.entryPoints = {entry}}));
+#ifdef COTANGENT_HAVE_CUDA
+  return base(cuda::CudaModule::compile(module));
+#else
+  throw TraceError("jit: this build has no CUDA runtime (CMake found no CUDA toolkit), so "
+                   "Target::Cuda cannot compile");
+#endif
+}
+
+void CompiledFunction::compile(mlir::ModuleOp module, const std::vector<bool> &donated,
+                               Target target) {
   if (!donated.empty())
     markDonated(module.lookupSymbol<mlir::func::FuncOp>(entry_), donated);
   std::string errors;
@@ -56,9 +80,9 @@ void CompiledFunction::compile(mlir::ModuleOp module, const std::vector<bool> &d
     errors += (errors.empty() ? "" : "\n") + diag.str();
     return mlir::success();
   });
-  // Only the function called is compiled: a split's halves and primal are
-  // dropped once inlined into the step.
-  auto compiled = cpu::CpuModule::compile(module, {.entryPoints = {entry_}});
+  // Only the function called is compiled on the CPU: a split's halves and
+  // primal are dropped once inlined into the step.
+  auto compiled = compileFor(module, entry_, target);
   if (mlir::failed(compiled))
     throw TraceError("jit: compilation failed: " + errors);
   compiled_ = std::make_unique<Compiled>(Compiled{std::move(*compiled)});

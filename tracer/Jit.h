@@ -28,15 +28,22 @@
 
 namespace cotangent {
 
+/// Where jit compiles for: the CPU (LLVM's JIT; arguments are read and
+/// results written in the host's memory), or an NVIDIA GPU (NVVM kernels and
+/// cuBLAS, runtime/cuda; each call copies its arguments to the device and
+/// its results back, a donated argument's device copy taking its result).
+enum class Target { Cpu, Cuda };
+
 namespace detail {
 
-/// A traced (maybe split) module compiled for the CPU, and the function to call.
+/// A traced (maybe split) module compiled for `target`, and the function to call.
 class CompiledFunction {
 public:
   /// `donated[i]`: argument i of `entry` is donated, and written over by the
   /// first result of its type no earlier donated argument took (if any).
-  CompiledFunction(Traced traced, std::string entry, std::vector<bool> donated = {});
-  CompiledFunction(Split split, std::string entry);
+  CompiledFunction(Traced traced, std::string entry, std::vector<bool> donated = {},
+                   Target target = Target::Cpu);
+  CompiledFunction(Split split, std::string entry, Target target = Target::Cpu);
   ~CompiledFunction();
   std::vector<interp::Tensor> call(const std::vector<interp::Tensor> &args,
                                    interp::MemoryStats &stats, double &seconds);
@@ -49,7 +56,7 @@ public:
   std::string report(const interp::MemoryStats &measured) const;
 
 private:
-  void compile(mlir::ModuleOp module, const std::vector<bool> &donated = {});
+  void compile(mlir::ModuleOp module, const std::vector<bool> &donated, Target target);
   std::unique_ptr<Traced> traced_; // one of the two keeps the module alive
   std::unique_ptr<Split> split_;
   struct Compiled;
@@ -66,8 +73,8 @@ std::vector<bool> donatedLeaves(const std::vector<int> &donate, const FlatArgume
 class JitCache {
 public:
   static constexpr bool compiles = true;
-  JitCache(bool recompile, interp::MemoryStats &stats, double &seconds)
-      : recompile_(recompile), stats_(stats), seconds_(seconds) {}
+  JitCache(bool recompile, Target target, interp::MemoryStats &stats, double &seconds)
+      : recompile_(recompile), target_(target), stats_(stats), seconds_(seconds) {}
 
   struct Entry {
     StagedGrad staged;
@@ -87,7 +94,8 @@ public:
     if (!entry.compiled) {
       auto [split, staged] = stage();
       entry.staged = std::move(staged);
-      entry.compiled = std::make_unique<CompiledFunction>(std::move(split), entry.staged.entry);
+      entry.compiled =
+          std::make_unique<CompiledFunction>(std::move(split), entry.staged.entry, target_);
     }
     std::vector<interp::Tensor> seeds = gradSeeds(entry.staged);
     inputs.insert(inputs.end(), seeds.begin(), seeds.end());
@@ -96,6 +104,7 @@ public:
 
 private:
   bool recompile_;
+  Target target_;
   std::vector<LeafSignature> first_;
   std::map<std::string, Entry> cache_;
   interp::MemoryStats &stats_;
@@ -120,9 +129,14 @@ struct JitOptions {
   /// One left unmatched stays usable. Plain functions only (a grad
   /// transform is donated inside a function that calls it).
   std::vector<int> donate;
+  /// Where the function runs. Target::Cuda fails at the first call, with a
+  /// TraceError saying why, where there is no GPU (or no CUDA runtime in
+  /// this build).
+  Target target = Target::Cpu;
 };
 
-/// `f` compiled for the CPU, once per argument signature. The arguments'
+/// `f` compiled for the CPU (or the GPU: JitOptions::target), once per
+/// argument signature. The arguments'
 /// MLIRContext must outlive it (the compiled modules live there). Arguments
 /// are trees of interp::Tensors; the result is the function's tree with
 /// host values for its Tensors (a grad transform's: Autodiff.h).
@@ -130,8 +144,8 @@ template <class F>
 class Jitted {
 public:
   explicit Jitted(F fn, JitOptions options = {})
-      : fn_(std::move(fn)), donate_(std::move(options.donate)),
-        cache_(options.recompile, stats_, seconds_) {}
+      : fn_(std::move(fn)), donate_(std::move(options.donate)), target_(options.target),
+        cache_(options.recompile, options.target, stats_, seconds_) {}
 
   template <class... Ts>
   auto operator()(const Ts &...args) {
@@ -185,7 +199,7 @@ private:
         return result;
       };
       entry.compiled = std::make_unique<detail::CompiledFunction>(
-          trace(opts, traced, args...), "jit", detail::donatedLeaves(donate_, flat));
+          trace(opts, traced, args...), "jit", detail::donatedLeaves(donate_, flat), target_);
     }
     last_ = entry.compiled.get();
     std::vector<interp::Tensor> leaves = entry.compiled->call(flat.values(), stats_, seconds_);
@@ -195,6 +209,7 @@ private:
 
   F fn_;
   std::vector<int> donate_;
+  Target target_;
   interp::MemoryStats stats_;
   double seconds_ = 0;
   const detail::CompiledFunction *last_ = nullptr;

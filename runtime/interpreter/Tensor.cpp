@@ -303,7 +303,7 @@ Tensor Tensor::donate(mlir::RankedTensorType newType, llvm::StringRef to) const 
   return t;
 }
 
-bool Tensor::isDonated() const { return !buffer->donatedTo.empty(); }
+bool Tensor::isDonated() const { return buffer && !buffer->donatedTo.empty(); }
 
 double Tensor::getDouble(int64_t i) const {
   const char *p = data() + i * getElementByteWidth(kind);

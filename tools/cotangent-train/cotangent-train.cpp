@@ -85,7 +85,8 @@ cl::opt<std::string> memoryBudget(
              "checkpoint, dots_saveable and nothing_saveable per block whose measured peak fits"),
     cl::value_desc("BYTES|FRACTION"));
 cl::opt<std::string> target(cl::cat(toolOptions), "target", cl::init("cpu"),
-                            cl::desc("cpu (the tracing API compiles for the CPU; cuda is refused)"));
+                            cl::desc("cpu, or cuda: an NVIDIA GPU (jit's Target::Cuda; each step "
+                                     "copies its arguments to the device and its results back)"));
 cl::opt<std::string> dtype(cl::cat(toolOptions), "dtype", cl::init("f32"),
                            cl::desc("the matmuls' operands: f32, or bf16 (mixed precision: f32 "
                                     "parameters, optimizer state, norms, softmax and loss)"));
@@ -156,10 +157,11 @@ int prepare() {
   return 0;
 }
 
-/// f32 TFLOP/s of this machine's compiled 1024^3 matmul (best of 3).
-double measuredPeakTflops() {
+/// f32 TFLOP/s of the compiled 1024^3 matmul on `device` (best of 3).
+double measuredPeakTflops(Target device) {
   interp::Tensor a = array::full({1024, 1024}, 0.5);
-  auto mm = jit([](const Tensor &x, const Tensor &y) { return np::matmul(x, y); });
+  auto mm = jit([](const Tensor &x, const Tensor &y) { return np::matmul(x, y); },
+                {.target = device});
   double best = 0;
   for (int i = 0; i < 4; ++i) {
     mm(a, a);
@@ -234,10 +236,9 @@ int main(int argc, char **argv) {
       names += (names.empty() ? "" : ", ") + n;
     return fail("--preset: no preset '" + preset + "' (" + names + ")");
   }
-  if (target != "cpu")
-    return fail("--target " + target +
-                ": the tracing API compiles for the CPU only so far; a GPU step runs through "
-                "cotangent-run --target=cuda and cotangent-step");
+  if (target != "cpu" && target != "cuda")
+    return fail("--target " + target + ": expected cpu or cuda");
+  const Target device = target == "cuda" ? Target::Cuda : Target::Cpu;
   if (dtype != "f32" && dtype != "bf16")
     return fail("--dtype " + dtype + ": expected f32 or bf16");
   if (static_cast<int64_t>(seq) > config->block_size)
@@ -352,7 +353,7 @@ int main(int argc, char **argv) {
       }
     }
 
-    const double peak = peakTflops > 0 ? peakTflops : measuredPeakTflops();
+    const double peak = peakTflops > 0 ? peakTflops : measuredPeakTflops(device);
     const double flopsPerStep = config->flops_per_token(seq) * static_cast<double>(batch * seq);
     std::cout << "GPT-2 " << config->name << ": " << config->parameter_count()
               << " parameters, " << dtype << " matmuls, batch " << batch << " x " << seq << " tokens, "
@@ -389,7 +390,7 @@ int main(int argc, char **argv) {
       bool fits = false;
       for (const auto &[name, candidate] : candidates) {
         modelOptions.block_policy = candidate;
-        auto probe = jit(trainStep, {.donate = {0, 1}});
+        auto probe = jit(trainStep, {.donate = {0, 1}, .target = device});
         probe(copyOf(state.params), copyOf(state.opt_state), ints(b.inputs, batch, seq),
               ints(b.targets, batch, seq));
         const double stepBytes = static_cast<double>(probe.last_stats().peakBytes);
@@ -413,8 +414,8 @@ int main(int argc, char **argv) {
 
     // Parameters and optimizer state are donated: the update is written over
     // them, and the step allocates nothing for either.
-    auto step = jit(trainStep, {.donate = {0, 1}});
-    auto evalLoss = jit(loss);
+    auto step = jit(trainStep, {.donate = {0, 1}, .target = device});
+    auto evalLoss = jit(loss, {.target = device});
     auto validation = [&]() {
       double sum = 0;
       const int batches = 4;
