@@ -2,6 +2,7 @@
 
 #include "bench/TrainStep.h"
 
+#include "bench/HostAllocations.h"
 #include "bench/MlpModel.h"
 #include "bench/PolicyFigures.h"
 #include "tracer/Array.h"
@@ -84,16 +85,24 @@ int bench::benchTrainStep(const TrainStepOptions &o) {
   double updateSeconds = timed(o.repeats, [&] { update(params, state, grads); });
   double wholeSeconds = timed(o.repeats, [&] { whole(params, state, x, y); });
   int64_t wholePeak = whole.last_stats().peakBytes;
-  std::vector<double> hostSeconds; // per call, outside the compiled code
+  // Per call, after the first (which compiles): host time outside the
+  // compiled code, and host allocations (operator new) of the call.
+  std::vector<double> hostSeconds, allocations;
+  hostSeconds.reserve(o.repeats + 1);
+  allocations.reserve(o.repeats + 1);
   double donatedSeconds = timed(o.repeats, [&] {
+    const uint64_t allocated = hostAllocations();
     auto start = std::chrono::steady_clock::now();
     auto [p, s, value] = donated(donatedParams, donatedState, x, y);
     donatedParams = std::move(p);
     donatedState = std::move(s);
-    hostSeconds.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() -
-        donated.last_seconds());
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    allocations.push_back(static_cast<double>(hostAllocations() - allocated));
+    hostSeconds.push_back(seconds - donated.last_seconds());
   });
+  hostSeconds.erase(hostSeconds.begin());
+  allocations.erase(allocations.begin());
   int64_t donatedPeak = donated.last_stats().peakBytes;
 
   int64_t parameterBytes = o.layers * o.width * o.width * 4;
@@ -126,7 +135,8 @@ int bench::benchTrainStep(const TrainStepOptions &o) {
               bandwidth / 1e9, updateFloor * 1e3);
   std::printf("  donated / (bare + update at memory bandwidth): %.3f\n",
               donatedSeconds / (bareSeconds + updateFloor));
-  std::printf("  host time per donated step outside compiled code: %.1f us (median)\n",
-              bench::median(hostSeconds) * 1e6);
+  std::printf("  per donated step, outside compiled code: %.1f us of host time, %.0f host "
+              "allocations (operator new; medians)\n",
+              bench::median(hostSeconds) * 1e6, bench::median(allocations));
   return 0;
 }
