@@ -16,12 +16,11 @@
 #include "runtime/cpu/BlockCache.h"
 #include "runtime/cpu/OneDnnMatmul.h"
 #include "runtime/host/AllocationFailure.h"
+#include "runtime/host/HalfFloat.h"
 
 #include <cblas.h>
 
 #include <algorithm>
-#include <bit>
-#include <cmath>
 #include <cstdlib>
 #include <vector>
 
@@ -104,20 +103,6 @@ extern "C" void _mlir_ciface_cotangent_batch_matmul_f64(CotangentMemRef3 *a, Cot
 
 namespace {
 
-float bf16ToFloat(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
-
-float f16ToFloat(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16, exponent = (h >> 10) & 0x1fu,
-                 mantissa = h & 0x3ffu;
-  if (exponent == 0) { // zero or subnormal: mantissa * 2^-24, exact in f32
-    float v = std::ldexp(static_cast<float>(mantissa), -24);
-    return sign ? -v : v;
-  }
-  const uint32_t bits = exponent == 0x1f ? sign | 0x7f800000u | (mantissa << 13)
-                                         : sign | ((exponent + 112) << 23) | (mantissa << 13);
-  return std::bit_cast<float>(bits);
-}
-
 /// `m`'s elements widened (exactly) into a contiguous f32 copy in `into`,
 /// and its descriptor.
 CotangentMemRef3 widened(const CotangentMemRef3 &m, std::vector<float> &into,
@@ -148,10 +133,10 @@ void widenedBatchMatmul(CotangentMemRef3 *a, CotangentMemRef3 *b, CotangentMemRe
 extern "C" void _mlir_ciface_cotangent_batch_matmul_bf16(CotangentMemRef3 *a, CotangentMemRef3 *b,
                                                          CotangentMemRef3 *c) {
   if (!cotangent::cpu::oneDnnBatchMatmulBf16(*a, *b, *c))
-    widenedBatchMatmul(a, b, c, bf16ToFloat);
+    widenedBatchMatmul(a, b, c, cotangent::host::bf16ToFloat);
 }
 
 extern "C" void _mlir_ciface_cotangent_batch_matmul_f16(CotangentMemRef3 *a, CotangentMemRef3 *b,
                                                         CotangentMemRef3 *c) {
-  widenedBatchMatmul(a, b, c, f16ToFloat);
+  widenedBatchMatmul(a, b, c, cotangent::host::f16ToFloat);
 }

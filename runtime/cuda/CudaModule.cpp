@@ -216,8 +216,9 @@ int runOnCuda(ModuleOp module, llvm::StringRef fn, llvm::ArrayRef<Tensor> args, 
   if (failed(compiled))
     return 1;
   if (!split) {
-    auto repeated =
-        host::runRepeated(warmup, repeat, [&] { return (*compiled)->call(fn, (*compiled)->freshArguments(fn, args)); });
+    auto repeated = host::runRepeated(warmup, repeat, [&] {
+      return (*compiled)->call(fn, (*compiled)->freshArguments(fn, args));
+    });
     if (failed(repeated))
       return 1;
     auto *result = &repeated->first;

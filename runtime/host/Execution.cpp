@@ -203,7 +203,7 @@ llvm::FailureOr<CallResult> CompiledModule::call(llvm::StringRef name,
       continue;
     const MemRefDescriptor &r = results[*result];
     if (r.allocated() == args[i].data() && r.aligned() == r.allocated() && r.offset() == 0 &&
-        r.isContiguous(sig->results[*result]) && !taken[*result])
+        r.isContiguous(sig->results[*result]))
       taken[*result] = args[i].donate(sig->results[*result], donatedTo);
   }
   out.results = downloadAll(sig->results, results, &blocks, taken);

@@ -397,7 +397,8 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   llvm::raw_ostream &os = llvm::outs();
   if (!split) {
     auto repeated = ::cotangent::host::runRepeated(
-        warmup, repeat, [&] { return (*compiled)->call(entry, (*compiled)->freshArguments(entry, args)); });
+        warmup, repeat,
+        [&] { return (*compiled)->call(entry, (*compiled)->freshArguments(entry, args)); });
     if (failed(repeated))
       return failure();
     auto *result = &repeated->first;

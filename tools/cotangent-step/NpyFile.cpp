@@ -2,6 +2,7 @@
 
 #include "tools/cotangent-step/NpyFile.h"
 #include "tools/common/NpyFormat.h"
+#include "runtime/host/HalfFloat.h"
 
 #include <algorithm>
 #include <cmath>
@@ -36,17 +37,8 @@ double Array::at(int64_t i) const {
   case DType::F16: case DType::BF16: {
     uint16_t h;
     std::memcpy(&h, p, 2);
-    if (type.dtype == DType::BF16) {
-      uint32_t bits = static_cast<uint32_t>(h) << 16;
-      float v;
-      std::memcpy(&v, &bits, 4);
-      return v;
-    }
-    int exponent = (h >> 10) & 31, mantissa = h & 1023;
-    double v = exponent == 0    ? std::ldexp(mantissa, -24)
-               : exponent == 31 ? (mantissa ? NAN : INFINITY)
-                                : std::ldexp(mantissa + 1024, exponent - 25);
-    return (h & 0x8000) ? -v : v;
+    return type.dtype == DType::BF16 ? cotangent::host::bf16ToFloat(h)
+                                     : cotangent::host::f16ToFloat(h);
   }
   }
   return 0;

@@ -1,0 +1,38 @@
+//===- HalfFloat.h - bf16 and IEEE half widened to f32 ----------*- C++ -*-===//
+//
+// The bits of a bf16 or an IEEE f16 as the f32 they stand for, exactly
+// (every such value is an f32): what the CPU runtime's low-float matmul
+// widens its operands with, and what cotangent-step reads arrays with. No
+// MLIR: both run without it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef COTANGENT_RUNTIME_HOST_HALFFLOAT_H
+#define COTANGENT_RUNTIME_HOST_HALFFLOAT_H
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
+namespace cotangent::host {
+
+inline float bf16ToFloat(uint16_t bits) {
+  return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+}
+
+/// Zeros, subnormals, infinities and NaNs included.
+inline float f16ToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16, exponent = (h >> 10) & 0x1fu,
+                 mantissa = h & 0x3ffu;
+  if (exponent == 0) { // zero or subnormal: mantissa * 2^-24
+    float v = std::ldexp(static_cast<float>(mantissa), -24);
+    return sign ? -v : v;
+  }
+  const uint32_t bits = exponent == 0x1f ? sign | 0x7f800000u | (mantissa << 13)
+                                         : sign | ((exponent + 112) << 23) | (mantissa << 13);
+  return std::bit_cast<float>(bits);
+}
+
+} // namespace cotangent::host
+
+#endif // COTANGENT_RUNTIME_HOST_HALFFLOAT_H
