@@ -5,7 +5,9 @@
 // training step's bookkeeping (trees, names, descriptors), which the
 // optimizer issue wants to be none in steady state. Compiled code's buffers
 // go through the runtime's allocation hooks, not operator new, and are not
-// counted here; neither are C allocations (malloc) of libraries.
+// counted here; neither are C allocations (malloc) of libraries. What
+// libraries allocate with operator new while compiled code runs is counted
+// apart.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +20,10 @@ namespace cotangent::bench {
 
 /// operator new calls in this process so far (all threads).
 uint64_t hostAllocations();
+/// Those of them made by a thread while it ran compiled code
+/// (host::runningCompiledCode(): libraries a step calls, e.g. oneDNN's
+/// execute), not by the host's bookkeeping around it.
+uint64_t compiledCodeAllocations();
 
 } // namespace cotangent::bench
 

@@ -12,7 +12,9 @@
 #ifndef COTANGENT_BENCH_MLPMODEL_H
 #define COTANGENT_BENCH_MLPMODEL_H
 
+#include "tracer/Autodiff.h"
 #include "tracer/Trace.h"
+#include "tracer/optim/Transforms.h"
 
 #include <map>
 
@@ -52,6 +54,17 @@ MlpTrainingData mlpTrainingData(const MlpConfig &config);
 /// The loss a training step of the MLP differentiates: layers of
 /// tanh(h @ w_i), then the mean squared error against `target`.
 Tensor mlpRegressionLoss(const std::map<std::string, Tensor> &params, Tensor x, Tensor target);
+
+/// train_step(params, opt_state, x, y) -> (params, opt_state, loss): the
+/// regression loss, its gradient and `tx`'s update, the step to jit.
+inline auto mlpTrainStep(optim::GradientTransformation tx) {
+  return [tx = std::move(tx)](const std::map<std::string, Tensor> &p, const optim::State &s,
+                              Tensor x, Tensor target) {
+    auto [value, grads] = value_and_grad(&mlpRegressionLoss, argnums<0>)(p, x, target);
+    auto [updates, next] = optim::update(tx, grads, s, p);
+    return std::tuple{optim::apply_updates(p, updates), next, value};
+  };
+}
 
 } // namespace cotangent::bench
 

@@ -64,7 +64,10 @@ compileFor(mlir::ModuleOp module, const std::string &entry, Target target) {
   if (target == Target::Cpu)
     return base(cpu::CpuModule::compile(module, {.entryPoints = {entry}}));
 #ifdef COTANGENT_HAVE_CUDA
-  return base(cuda::CudaModule::compile(module));
+  auto compiled = cuda::CudaModule::compile(module);
+  if (succeeded(compiled))
+    (*compiled)->setDeviceResident(true); // results stay on the GPU; calls do not wait
+  return base(std::move(compiled));
 #else
   throw TraceError("jit: this build has no CUDA runtime (CMake found no CUDA toolkit), so "
                    "Target::Cuda cannot compile");
@@ -104,6 +107,25 @@ std::vector<interp::Tensor> CompiledFunction::call(const std::vector<interp::Ten
   return std::move(result->results);
 }
 
+
+interp::Tensor putLeaf(const interp::Tensor &t, Target target) {
+  if (target == Target::Cpu)
+    return t.toHost();
+#ifdef COTANGENT_HAVE_CUDA
+  mlir::MLIRContext *context = t.getType().getContext();
+  std::string errors;
+  mlir::ScopedDiagnosticHandler handler(context, [&](mlir::Diagnostic &diag) {
+    errors += (errors.empty() ? "" : "\n") + diag.str();
+    return mlir::success();
+  });
+  auto put = cuda::devicePut(t, mlir::UnknownLoc::get(context));
+  if (failed(put))
+    throw TraceError(errors);
+  return *put;
+#else
+  throw TraceError("device_put: this build has no CUDA runtime (CMake found no CUDA toolkit)");
+#endif
+}
 
 std::vector<bool> donatedLeaves(const std::vector<int> &donate, const FlatArguments &flat) {
   size_t numArguments = flat.firstLeaf.size() - 1;
@@ -148,6 +170,16 @@ std::string CompiledFunction::report(const interp::MemoryStats &measured) const 
   if (mlir::succeeded(plan))
     mlir::cotangent::printMemoryPlan(*plan, os, /*timeline=*/false);
   return text;
+}
+
+JitCache::Entry *JitCache::find(const LeafScan &scan) {
+  auto it = byFingerprint_.find(scan.fingerprint);
+  return it != byFingerprint_.end() && it->second->types == scan.types ? it->second : nullptr;
+}
+
+void JitCache::remember(Entry &entry, const LeafScan &scan) {
+  entry.types = scan.types;
+  byFingerprint_[scan.fingerprint] = &entry;
 }
 
 JitCache::Entry &JitCache::lookup(const std::vector<LeafSignature> &signature) {

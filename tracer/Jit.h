@@ -25,13 +25,18 @@
 #include <any>
 #include <map>
 #include <memory>
+#include <typeinfo>
+#include <unordered_map>
 
 namespace cotangent {
 
 /// Where jit compiles for: the CPU (LLVM's JIT; arguments are read and
 /// results written in the host's memory), or an NVIDIA GPU (NVVM kernels and
-/// cuBLAS, runtime/cuda; each call copies its arguments to the device and
-/// its results back, a donated argument's device copy taking its result).
+/// cuBLAS, runtime/cuda). On the GPU, results stay in the device's memory
+/// and a call returns once its work is queued: an array is copied to the
+/// host only when the host reads it (and waits for it then); one passed to
+/// the next call is read where it is, and a donated one is written over
+/// there. A host array passed to a call is copied to the device.
 enum class Target { Cpu, Cuda };
 
 namespace detail {
@@ -64,9 +69,39 @@ private:
   std::string entry_;
 };
 
+/// `t` in `target`'s memory (device_put's leaves).
+interp::Tensor putLeaf(const interp::Tensor &t, Target target);
+
 /// Per leaf of `flat`: whether its argument's position is in `donate`
 /// (throws for a position the call does not have, or one named twice).
 std::vector<bool> donatedLeaves(const std::vector<int> &donate, const FlatArguments &flat);
+
+/// A call's argument leaves, in order, and a fingerprint of its trees
+/// (Tree::walk: the arguments' C++ types, vector lengths, dict keys, each
+/// leaf's type), gathered without naming a leaf: how a call finds its
+/// compiled code in a few microseconds, allocating nothing once warm.
+struct LeafScan {
+  std::vector<interp::Tensor> leaves;
+  std::vector<mlir::Type> types;
+  uint64_t fingerprint = 0;
+
+  void reset(uint64_t seed) {
+    leaves.clear();
+    types.clear();
+    fingerprint = seed;
+  }
+  void shape(uint64_t n) { mix(n); }
+  void leaf(const interp::Tensor &t) {
+    leaves.push_back(t);
+    types.push_back(t.getType());
+    mix(reinterpret_cast<uintptr_t>(t.getType().getAsOpaquePointer()));
+  }
+
+private:
+  void mix(uint64_t v) {
+    fingerprint ^= v + 0x9e3779b97f4a7c15ULL + (fingerprint << 6) + (fingerprint >> 2);
+  }
+};
 
 /// Compiled code, once per argument tree (its structure, shapes and
 /// dtypes); as a grad transform's backend, runs the split compiled.
@@ -81,10 +116,17 @@ public:
     std::unique_ptr<CompiledFunction> compiled;
     /// jit of a plain function: its traced result tree (the structure).
     std::any resultLike;
+    /// The leaf types of the calls that find it by fingerprint (remember()).
+    std::vector<mlir::Type> types;
   };
   /// The entry for `signature` (new and empty when first seen); throws
   /// naming the differing leaves when recompiling is off.
   Entry &lookup(const std::vector<LeafSignature> &signature);
+  /// The entry a call scanned as `scan` runs (one remember() was given a
+  /// scan of the same fingerprint and leaf types), or null.
+  Entry *find(const LeafScan &scan);
+  /// Calls scanned as `scan` run `entry` from now on.
+  void remember(Entry &entry, const LeafScan &scan);
 
   template <class Stage>
   std::pair<std::vector<interp::Tensor>, const StagedGrad *>
@@ -107,6 +149,7 @@ private:
   Target target_;
   std::vector<LeafSignature> first_;
   std::map<std::string, Entry> cache_;
+  std::unordered_map<uint64_t, Entry *> byFingerprint_;
   interp::MemoryStats &stats_;
   double &seconds_;
 };
@@ -188,6 +231,30 @@ private:
   auto call(const Ts &...args) {
     static_assert((ValueTree<Ts> && ...), "jit: every argument must be a tree of interp::Tensors");
     using Result = std::invoke_result_t<const F &, detail::TracedArg<Ts> &...>;
+    // The leaves and the trees' fingerprint find the compiled code; only a
+    // new tree is flattened with its paths, checked and traced.
+    scan_.reset(typeid(std::tuple<Ts...>).hash_code());
+    uint64_t position = 0;
+    ((scan_.shape(position++), Tree<Ts>::walk(args, scan_)), ...);
+    detail::JitCache::Entry *entry = cache_.find(scan_);
+    if (!entry)
+      entry = &compile<Result>(args...);
+    last_ = entry->compiled.get();
+    std::vector<interp::Tensor> leaves;
+    try {
+      leaves = entry->compiled->call(scan_.leaves, stats_, seconds_);
+    } catch (...) {
+      scan_.leaves.clear(); // holds no argument past the call
+      throw;
+    }
+    scan_.leaves.clear();
+    MovingLeafCursorOf<interp::Tensor> cursor{leaves};
+    return Tree<Result>::rebuild(std::any_cast<const Result &>(entry->resultLike), cursor);
+  }
+
+  /// The entry for the arguments' tree, traced and compiled if new.
+  template <class Result, class... Ts>
+  detail::JitCache::Entry &compile(const Ts &...args) {
     TraceOptions opts{.name = "jit"};
     detail::FlatArguments flat = detail::flattenArguments(opts, args...);
     detail::JitCache::Entry &entry = cache_.lookup(signatureOf(flat.leaves));
@@ -201,10 +268,8 @@ private:
       entry.compiled = std::make_unique<detail::CompiledFunction>(
           trace(opts, traced, args...), "jit", detail::donatedLeaves(donate_, flat), target_);
     }
-    last_ = entry.compiled.get();
-    std::vector<interp::Tensor> leaves = entry.compiled->call(flat.values(), stats_, seconds_);
-    LeafCursorOf<interp::Tensor> cursor{leaves};
-    return Tree<Result>::rebuild(std::any_cast<const Result &>(entry.resultLike), cursor);
+    cache_.remember(entry, scan_);
+    return entry;
   }
 
   F fn_;
@@ -213,12 +278,30 @@ private:
   interp::MemoryStats stats_;
   double seconds_ = 0;
   const detail::CompiledFunction *last_ = nullptr;
+  detail::LeafScan scan_;
   detail::JitCache cache_; // after stats_ and seconds_, which it refers to
 };
 
 template <class F>
 Jitted<F> jit(F fn, JitOptions options = {}) {
   return Jitted<F>(std::move(fn), options);
+}
+
+/// jax.device_put: `tree` with every leaf in `target`'s memory. Target::Cuda
+/// copies each leaf into the GPU's memory once (a leaf already there stays
+/// as it is), where calls of jit(f, {.target = Target::Cuda}) read it in
+/// place; reading a leaf on the host copies it back then. Target::Cpu
+/// brings every leaf to the host (to_host). Throws TraceError where there
+/// is no GPU.
+template <ValueTree T>
+T device_put(const T &tree, Target target = Target::Cuda) {
+  return tree_map([&](const interp::Tensor &t) { return detail::putLeaf(t, target); }, tree);
+}
+
+/// `tree` with every leaf in host memory (what device_put(tree, Target::Cpu) does).
+template <ValueTree T>
+T to_host(const T &tree) {
+  return device_put(tree, Target::Cpu);
 }
 
 } // namespace cotangent

@@ -6,6 +6,11 @@
 // std::tuple, std::pair or std::map<std::string, .> of trees. Every leaf has a path printed in JAX's keystr style
 // (`params['w1']`, `xs[0]`), which names function arguments and results.
 //
+// Besides paths, `Tree<T>::walk(tree, visitor)` visits the leaves in the
+// same order without naming them, telling the visitor what T's type does
+// not fix (a vector's length, a dict's keys) with `shape(n)`: what a
+// compiled call needs to find its code and arguments, and nothing more.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef COTANGENT_TRACER_PYTREE_H
@@ -13,6 +18,7 @@
 
 #include "tracer/Tensor.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -50,6 +56,13 @@ struct LeafCursorOf {
   const Leaf &take() { return leaves.at(next++); }
 };
 using LeafCursor = LeafCursorOf<Tensor>;
+/// The same over a list rebuilt once: each leaf is moved out of it.
+template <class Leaf>
+struct MovingLeafCursorOf {
+  std::vector<Leaf> &leaves;
+  size_t next = 0;
+  Leaf &&take() { return std::move(leaves.at(next++)); }
+};
 
 template <>
 struct Tree<Tensor> {
@@ -60,6 +73,10 @@ struct Tree<Tensor> {
   template <class Fn>
   static void forEach(const Tensor &t, const std::string &path, Fn &&fn) {
     fn(path, t);
+  }
+  template <class V>
+  static void walk(const Tensor &t, V &visitor) {
+    visitor.leaf(t);
   }
   template <class C>
   static auto rebuild(const Tensor &, C &c) {
@@ -87,6 +104,8 @@ struct Tree<None> {
   using Traced = None;
   template <class Fn>
   static void forEach(const None &, const std::string &, Fn &&) {}
+  template <class V>
+  static void walk(const None &, V &) {}
   template <class C>
   static None rebuild(const None &, C &) { return {}; }
   template <class Fn>
@@ -104,6 +123,12 @@ struct Tree<std::vector<T>> {
   static void forEach(const std::vector<T> &v, const std::string &path, Fn &&fn) {
     for (size_t i = 0; i < v.size(); ++i)
       Tree<T>::forEach(v[i], path + "[" + std::to_string(i) + "]", fn);
+  }
+  template <class V>
+  static void walk(const std::vector<T> &v, V &visitor) {
+    visitor.shape(v.size());
+    for (const T &x : v)
+      Tree<T>::walk(x, visitor);
   }
   template <class C>
   static auto rebuild(const std::vector<T> &like, C &c) {
@@ -135,6 +160,14 @@ struct Tree<std::map<std::string, T>> {
   static void forEach(const Map &m, const std::string &path, Fn &&fn) {
     for (const auto &[k, v] : m)
       Tree<T>::forEach(v, key(path, k), fn);
+  }
+  template <class V>
+  static void walk(const Map &m, V &visitor) {
+    visitor.shape(m.size());
+    for (const auto &[k, v] : m) {
+      visitor.shape(std::hash<std::string>{}(k));
+      Tree<T>::walk(v, visitor);
+    }
   }
   template <class C>
   static auto rebuild(const Map &like, C &c) {
@@ -168,6 +201,10 @@ struct Tree<std::tuple<T...>> {
       (Tree<T>::forEach(std::get<I>(t), at(path, I), fn), ...);
     }(std::index_sequence_for<T...>{});
   }
+  template <class V>
+  static void walk(const Tup &t, V &visitor) {
+    std::apply([&](const T &...x) { (Tree<T>::walk(x, visitor), ...); }, t);
+  }
   template <class C>
   static auto rebuild(const Tup &like, C &c) {
     // Braced initialization evaluates left to right, keeping the leaf order.
@@ -196,6 +233,11 @@ struct Tree<std::pair<A, B>> {
   static void forEach(const Pair &p, const std::string &path, Fn &&fn) {
     Tree<A>::forEach(p.first, path + "[0]", fn);
     Tree<B>::forEach(p.second, path + "[1]", fn);
+  }
+  template <class V>
+  static void walk(const Pair &p, V &visitor) {
+    Tree<A>::walk(p.first, visitor);
+    Tree<B>::walk(p.second, visitor);
   }
   template <class C>
   static auto rebuild(const Pair &like, C &c) {
@@ -267,6 +309,12 @@ struct Tree<T> {
         [&](auto... f) {
           (Tree<typename decltype(f)::Type>::forEach(s.*(f.member), key(path, f.name), fn), ...);
         },
+        Fields::fields);
+  }
+  template <class V>
+  static void walk(const T &s, V &visitor) {
+    std::apply(
+        [&](auto... f) { (Tree<typename decltype(f)::Type>::walk(s.*(f.member), visitor), ...); },
         Fields::fields);
   }
   template <class C>

@@ -36,6 +36,10 @@ struct Tree<interp::Tensor> {
   static void forEach(const interp::Tensor &t, const std::string &path, Fn &&fn) {
     fn(path, t);
   }
+  template <class V>
+  static void walk(const interp::Tensor &t, V &visitor) {
+    visitor.leaf(t);
+  }
   template <class C>
   static auto rebuild(const interp::Tensor &, C &c) {
     return std::remove_cvref_t<decltype(c.take())>(c.take());

@@ -446,6 +446,20 @@ extern "C" void cotangent_cuda_free(void *ptr) {
     check(d->cuMemFreeAsync(asDevice(ptr), d->computeStream), "cuMemFreeAsync");
 }
 
+extern "C" void *cotangent_cuda_array_alloc(uint64_t bytes) {
+  Driver *d = driver();
+  CUdeviceptr ptr = 0;
+  if (!d || !check(d->cuMemAllocAsync(&ptr, std::max<uint64_t>(bytes, 1), d->computeStream),
+                   "cuMemAllocAsync"))
+    return nullptr;
+  return reinterpret_cast<void *>(ptr);
+}
+
+extern "C" void cotangent_cuda_array_free(void *ptr) {
+  if (Driver *d = driver(); d && ptr)
+    check(d->cuMemFreeAsync(asDevice(ptr), d->computeStream), "cuMemFreeAsync");
+}
+
 extern "C" int64_t cotangent_cuda_block_size(void *ptr) { return state().device.sizeOf(ptr); }
 
 extern "C" int64_t cotangent_cuda_live_bytes(void) { return state().device.live(); }

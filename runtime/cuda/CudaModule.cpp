@@ -114,7 +114,42 @@ llvm::FailureOr<std::unique_ptr<CudaModule>> CudaModule::compile(ModuleOp module
   return result;
 }
 
+namespace {
+
+/// Who holds a resident array's block (Tensor::DeviceBytes::device): the
+/// process's one CUDA context, shared by every CudaModule.
+const char kGpu = 0;
+
+/// What a tensor whose bytes are resident `block` says of them.
+Tensor::DeviceBytes residentBytes(void *block) {
+  return {&kGpu, block,
+          [](char *host, const void *b, size_t bytes) {
+            return cotangent_cuda_copy_to_host(host, b, bytes) == 0;
+          },
+          [](void *b) { cotangent_cuda_array_free(b); }};
+}
+
+} // namespace
+
+llvm::FailureOr<Tensor> devicePut(const Tensor &t, Location loc) {
+  if (t.getDeviceBlock(&kGpu))
+    return t;
+  if (cotangent_cuda_init() != 0)
+    return runtimeError(loc, "device_put: cannot run on the GPU");
+  void *block = cotangent_cuda_array_alloc(t.getByteSize());
+  if (!block || (t.getByteSize() > 0 &&
+                 cotangent_cuda_copy_to_device(block, t.data(), t.getByteSize()) != 0)) {
+    cotangent_cuda_array_free(block);
+    return runtimeError(loc, "device_put: copying an array to the GPU failed");
+  }
+  return Tensor::onDevice(t.getType(), residentBytes(block));
+}
+
 llvm::FailureOr<host::MemRefDescriptor> CudaModule::upload(const Tensor &t) {
+  // An array already in the GPU's memory is read where it is (an uncounted
+  // block: not the call's to free).
+  if (void *block = t.getDeviceBlock(&kGpu))
+    return host::MemRefDescriptor::contiguous(block, t.getShape());
   void *data = cotangent_cuda_alloc(t.getByteSize());
   if (!data || (t.getByteSize() > 0 &&
                 cotangent_cuda_copy_to_device(data, t.data(), t.getByteSize()) != 0))
@@ -125,8 +160,10 @@ llvm::FailureOr<host::MemRefDescriptor> CudaModule::upload(const Tensor &t) {
 Tensor CudaModule::download(RankedTensorType type, const host::MemRefDescriptor &descriptor) {
   // The whole block comes over, then the view is read from the copy.
   int64_t bytes = cotangent_cuda_block_size(descriptor.allocated());
-  if (bytes < 0)
-    return descriptor.read(type); // not a device block (an offloaded copy)
+  if (bytes < 0 && cotangent_cuda_is_pinned(descriptor.allocated()))
+    return descriptor.read(type); // an offloaded copy, in host memory
+  if (bytes < 0) // a view of a resident array: the bytes up to its last element
+    bytes = descriptor.extentBytes(type);
   std::vector<char> block(std::max<int64_t>(bytes, 1));
   if (bytes > 0 && cotangent_cuda_copy_to_host(block.data(), descriptor.allocated(), bytes) != 0)
     return Tensor(type);
@@ -134,6 +171,17 @@ Tensor CudaModule::download(RankedTensorType type, const host::MemRefDescriptor 
 }
 
 void CudaModule::release(void *block) { cotangent_cuda_free(block); }
+
+std::optional<Tensor> CudaModule::adopt(RankedTensorType type,
+                                        const host::MemRefDescriptor &descriptor) {
+  // The block leaves the count (it is the caller's array now) and is freed
+  // as an array when the last Tensor sharing it goes.
+  void *block = descriptor.allocated();
+  if (!deviceResident || cotangent_cuda_block_size(block) < 0 ||
+      !deviceByteCounter().freed(block))
+    return std::nullopt;
+  return Tensor::onDevice(type, residentBytes(block));
+}
 
 LogicalResult CudaModule::initialize(host::JitEngine &engine) {
   if (failed(CompiledModule::initialize(engine)))

@@ -47,6 +47,9 @@ protected:
   void release(void *block) override;
   /// Copies the result's block to the host and reads the view from there.
   Tensor download(mlir::RankedTensorType type, const host::MemRefDescriptor &descriptor) override;
+  /// With setDeviceResident(): the result's block as an array on the GPU.
+  std::optional<Tensor> adopt(mlir::RankedTensorType type,
+                              const host::MemRefDescriptor &descriptor) override;
   /// Runs the initializers, which load the kernels.
   llvm::LogicalResult initialize(host::JitEngine &engine) override;
   void wait() override;
@@ -65,6 +68,11 @@ protected:
 private:
   CudaModule();
 };
+
+/// jax.device_put: `t` copied into the GPU's memory (t itself when it is
+/// there), an array calls of every CudaModule read in place; an error at
+/// `loc` without a GPU.
+llvm::FailureOr<Tensor> devicePut(const Tensor &t, mlir::Location loc);
 
 /// How the JIT compiles for the GPU: jx-to-nvvm with `options` (its chip
 /// set), the runtime's bindings.

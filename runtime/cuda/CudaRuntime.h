@@ -62,6 +62,12 @@ int64_t cotangent_cuda_peak_bytes(void);
 /** Starts a new peak measurement at the current live bytes. */
 void cotangent_cuda_reset_peak(void);
 
+/* Arrays kept on the device between calls (jit's Target::Cuda results,
+ * device_put): blocks of the same pool, stream-ordered, not counted (like a
+ * host array on the CPU, they are the caller's, not a call's). */
+void *cotangent_cuda_array_alloc(uint64_t bytes);
+void cotangent_cuda_array_free(void *ptr);
+
 /* Host <-> device. Each returns 0 on success. */
 /** Copies host memory to the device; `src` may be reused when it returns. */
 int cotangent_cuda_copy_to_device(void *dst, const void *src, uint64_t bytes);

@@ -5,6 +5,8 @@
 // its pinned host blocks. Frees are given only an address, so each block's
 // size is remembered until it is freed; that also tells a runtime which
 // blocks are its own to free (sizeOf >= 0) and which are the caller's.
+// The sizes' nodes come from a pool that keeps freed ones: a step that
+// allocates what the last one did allocates nothing on the host to count it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory_resource>
 #include <mutex>
 #include <unordered_map>
 
@@ -62,7 +65,8 @@ public:
 
 private:
   mutable std::mutex mutex_;
-  std::unordered_map<void *, int64_t> sizes_;
+  std::pmr::unsynchronized_pool_resource pool_; // guarded by mutex_, as sizes_
+  std::pmr::unordered_map<void *, int64_t> sizes_{&pool_};
   int64_t live_ = 0, peak_ = 0;
 };
 

@@ -33,6 +33,12 @@
 
 namespace cotangent::host {
 
+/// Whether this thread is inside compiled code now (a call's entry point,
+/// with the runtime functions it calls: BLAS, oneDNN, the allocation
+/// hooks): what tells a step's own work from the host's bookkeeping around
+/// it, for a profiler or the bench's allocation count.
+bool runningCompiledCode();
+
 class CompiledModule {
 public:
   /// The signature of a public function: tensor argument and result types,
@@ -55,6 +61,13 @@ public:
   /// (Tensor::donate) whether or not the call succeeded. A donated argument
   /// may share its buffer with no other argument.
   llvm::FailureOr<CallResult> call(llvm::StringRef name, llvm::ArrayRef<Tensor> args);
+
+  /// Leaves results in the device's memory (Tensor::onDevice, read on the
+  /// host only when something reads them) and returns from calls once their
+  /// work is queued: how jit keeps arrays on a GPU between steps. An
+  /// argument already in this device's memory is read in place. No effect
+  /// where the device's memory is the host's.
+  void setDeviceResident(bool resident) { deviceResident = resident; }
 
   /// `args` with a copy of each one public function `name` takes donated:
   /// what to pass to call it again on the same inputs (a tool's repeated
@@ -97,12 +110,17 @@ protected:
   /// Where errors of calls are reported: the module's location.
   mlir::Location loc() const;
 
+  /// See setDeviceResident().
+  bool deviceResident = false;
+
   //===--------------------------------------------------------------------===//
   // What the device decides
   //===--------------------------------------------------------------------===//
 
-  /// A descriptor of `t`'s elements in memory compiled code reads. A copy in
-  /// a block of the hooks is freed with the call's other blocks.
+  /// A descriptor of `t`'s elements in memory compiled code reads: `t`'s
+  /// own bytes where the device reads them in place (a host tensor on the
+  /// CPU, one in this device's memory), else a copy in a block of the
+  /// hooks, freed with the call's other blocks.
   virtual llvm::FailureOr<MemRefDescriptor> upload(const Tensor &t) = 0;
   /// Frees a block the allocation hooks counted.
   virtual void release(void *block) = 0;
@@ -121,7 +139,8 @@ protected:
   }
   /// Runs the module's global initializers (which may load kernels).
   virtual llvm::LogicalResult initialize(JitEngine &engine);
-  /// Waits until the work a call started has finished (timed with the call).
+  /// Waits until the work a call started has finished (timed with the call;
+  /// not called when results stay on the device, see setDeviceResident()).
   virtual void wait() {}
   /// Reports, as "<what>: <why>" at loc(), an error the device recorded
   /// since the last check.
@@ -148,10 +167,11 @@ private:
   /// and `resultBlocks` their blocks (also when the device reports an
   /// error); the call's time is added to `seconds`.
   llvm::LogicalResult invoke(llvm::StringRef name, llvm::MutableArrayRef<MemRefDescriptor> args,
-                             std::vector<MemRefDescriptor> &results, double &seconds,
+                             llvm::SmallVectorImpl<MemRefDescriptor> &results, double &seconds,
                              Blocks &resultBlocks);
   /// Uploads `tensors`, each copy's block added to `blocks`.
-  llvm::LogicalResult uploadAll(llvm::ArrayRef<Tensor> tensors, std::vector<MemRefDescriptor> &into,
+  llvm::LogicalResult uploadAll(llvm::ArrayRef<Tensor> tensors,
+                                llvm::SmallVectorImpl<MemRefDescriptor> &into,
                                 Blocks &blocks);
   /// Host tensors of `types` from `descriptors`, in order: those `given`
   /// holds as they are; a block of `owned` that a result views contiguously
@@ -160,7 +180,7 @@ private:
   std::vector<Tensor> downloadAll(llvm::ArrayRef<mlir::RankedTensorType> types,
                                   llvm::ArrayRef<MemRefDescriptor> descriptors,
                                   Blocks *owned = nullptr,
-                                  std::vector<std::optional<Tensor>> given = {});
+                                  llvm::MutableArrayRef<std::optional<Tensor>> given = {});
 
   ByteCounter &counter;
   std::string deviceName;

@@ -24,13 +24,19 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <chrono>
-#include <set>
 
 using namespace mlir;
 
 namespace cotangent::host {
+
+namespace {
+thread_local bool inCompiledCode = false;
+} // namespace
+
+bool runningCompiledCode() { return inCompiledCode; }
 
 /// Blocks one run frees, each once, when it ends however it ends: only
 /// those the hooks counted (an argument on the CPU is the caller's buffer).
@@ -42,7 +48,7 @@ public:
   ~Blocks() { releaseAll(); }
 
   void add(void *block) { blocks.insert(block); }
-  bool contains(void *block) const { return blocks.count(block) != 0; }
+  bool contains(void *block) const { return blocks.contains(block); }
   /// Leaves `block` to another owner.
   void erase(void *block) { blocks.erase(block); }
   /// Leaves every block of `owner` to it.
@@ -59,14 +65,16 @@ public:
 
 private:
   CompiledModule &module;
-  std::set<void *> blocks;
+  llvm::SmallPtrSet<void *, 32> blocks; // a step's arguments and results: no allocation
 };
 
 std::vector<Tensor> CompiledModule::downloadAll(llvm::ArrayRef<mlir::RankedTensorType> types,
                                                 llvm::ArrayRef<MemRefDescriptor> descriptors,
                                                 Blocks *owned,
-                                                std::vector<std::optional<Tensor>> given) {
+                                                llvm::MutableArrayRef<std::optional<Tensor>>
+                                                    given) {
   std::vector<Tensor> tensors;
+  tensors.reserve(types.size());
   for (auto [i, type, descriptor] : llvm::enumerate(types, descriptors)) {
     if (i < given.size() && given[i]) {
       tensors.push_back(std::move(*given[i]));
@@ -99,7 +107,8 @@ static LogicalResult checkNotDonated(Location loc, llvm::StringRef name,
 }
 
 LogicalResult CompiledModule::uploadAll(llvm::ArrayRef<Tensor> tensors,
-                                        std::vector<MemRefDescriptor> &into, Blocks &blocks) {
+                                        llvm::SmallVectorImpl<MemRefDescriptor> &into,
+                                        Blocks &blocks) {
   for (const Tensor &t : tensors) {
     auto uploaded = upload(t);
     if (failed(uploaded))
@@ -112,23 +121,25 @@ LogicalResult CompiledModule::uploadAll(llvm::ArrayRef<Tensor> tensors,
 
 LogicalResult CompiledModule::invoke(llvm::StringRef name,
                                      llvm::MutableArrayRef<MemRefDescriptor> args,
-                                     std::vector<MemRefDescriptor> &results, double &seconds,
+                                     llvm::SmallVectorImpl<MemRefDescriptor> &results,
+                                     double &seconds,
                                      Blocks &resultBlocks) {
   const Signature &sig = signatures.find(name)->second;
   // The results come back as one struct of descriptors, written through the
-  // first packed argument when there is any result.
-  std::vector<int64_t> resultWords;
-  std::vector<int64_t> offsets;
+  // first packed argument when there is any result. (Inline sizes: a
+  // training step's calls allocate nothing here.)
+  llvm::SmallVector<int64_t, 512> resultWords;
+  llvm::SmallVector<int64_t, 64> offsets;
   for (RankedTensorType t : sig.results) {
     offsets.push_back(static_cast<int64_t>(resultWords.size()));
     resultWords.resize(resultWords.size() + MemRefDescriptor::numWords(t.getRank()));
   }
   resultWords.resize(std::max<size_t>(resultWords.size(), 1));
   void *resultStruct = resultWords.data();
-  std::vector<void *> descriptors;
+  llvm::SmallVector<void *, 64> descriptors;
   for (MemRefDescriptor &arg : args)
     descriptors.push_back(arg.address());
-  llvm::SmallVector<void *> packed;
+  llvm::SmallVector<void *, 65> packed;
   if (!sig.results.empty())
     packed.push_back(&resultStruct);
   for (void *&descriptor : descriptors)
@@ -139,13 +150,16 @@ LogicalResult CompiledModule::invoke(llvm::StringRef name,
     void (*entry)(void **);
     void **args;
   } call{entries.lookup(name), packed.data()};
+  inCompiledCode = true;
   std::optional<uint64_t> failedBytes = runCatchingAllocationFailure(
       [](void *c) { static_cast<Call *>(c)->entry(static_cast<Call *>(c)->args); }, &call);
+  inCompiledCode = false;
   if (failedBytes)
     return emitError(loc()) << "@" << name << " ran out of memory on " << deviceName
                             << ": it could not allocate " << *failedBytes << " bytes ("
                             << counter.live() << " bytes live)";
-  wait();
+  if (!deviceResident)
+    wait();
   seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   results.clear();
@@ -175,12 +189,12 @@ llvm::FailureOr<CallResult> CompiledModule::call(llvm::StringRef name,
                                 << ": donate a copy of it, or pass it once",
                failure();
   Blocks blocks(*this);
-  std::vector<MemRefDescriptor> inputs;
+  llvm::SmallVector<MemRefDescriptor, 32> inputs;
   if (failed(uploadAll(args, inputs, blocks)))
     return failure();
   // Donated arguments are given up once the call starts, however it ends.
   std::string donatedTo = "@" + name.str();
-  std::vector<std::optional<Tensor>> taken(sig->results.size());
+  llvm::SmallVector<std::optional<Tensor>, 32> taken(sig->results.size());
   llvm::scope_exit giveUpDonated([&] {
     for (auto [i, result] : llvm::enumerate(sig->donatedTo))
       if (result && !taken[*result])
@@ -190,22 +204,31 @@ llvm::FailureOr<CallResult> CompiledModule::call(llvm::StringRef name,
   counter.resetPeak();
   int64_t before = counter.live();
   CallResult out;
-  std::vector<MemRefDescriptor> results;
+  llvm::SmallVector<MemRefDescriptor, 32> results;
   LogicalResult ran = invoke(name, inputs, results, out.seconds, blocks);
   out.stats.liveBytes = counter.live() - before;
   out.stats.peakBytes = counter.peak() - before;
   if (failed(ran))
     return failure();
-  // A result written over its donated argument's bytes in host memory
-  // takes them over.
-  for (auto [i, result] : llvm::enumerate(sig->donatedTo)) {
-    if (!result)
-      continue;
-    const MemRefDescriptor &r = results[*result];
-    if (r.allocated() == args[i].data() && r.aligned() == r.allocated() && r.offset() == 0 &&
-        r.isContiguous(sig->results[*result]))
+  // A result that is the whole of an argument's own bytes (passed in place:
+  // not a block of the hooks, but a host tensor on the CPU or an array
+  // already in the device's memory) is that argument: written over it when
+  // donated, and taking its bytes over, else returned as it is
+  // (jx-alias-argument-results).
+  auto isArgument = [&](size_t k, size_t i) {
+    const MemRefDescriptor &r = results[k];
+    void *block = inputs[i].allocated();
+    return block && r.allocated() == block && counter.sizeOf(block) < 0 &&
+           r.aligned() == block && r.offset() == 0 && r.isContiguous(sig->results[k]) &&
+           bufferBytes(sig->results[k]) == args[i].getByteSize();
+  };
+  for (auto [i, result] : llvm::enumerate(sig->donatedTo))
+    if (result && isArgument(*result, i))
       taken[*result] = args[i].donate(sig->results[*result], donatedTo);
-  }
+  for (size_t k = 0; k < results.size(); ++k)
+    for (size_t i = 0; !taken[k] && i < args.size(); ++i)
+      if (!sig->donatedTo[i] && isArgument(k, i))
+        taken[k] = args[i].withType(sig->results[k]);
   out.results = downloadAll(sig->results, results, &blocks, taken);
   if (failed(checkDevice("reading the results of @" + name)))
     return failure();
@@ -248,12 +271,12 @@ llvm::FailureOr<SplitResult> CompiledModule::runSplit(llvm::StringRef base,
   // Freed when the split ends: the uploads, the residuals held in the
   // device's memory, the gradients; offloaded copies are discarded then.
   Blocks blocks(*this);
-  std::vector<MemRefDescriptor> offloaded;
+  llvm::SmallVector<MemRefDescriptor> offloaded;
   llvm::scope_exit discardOffloaded([&] {
     for (const MemRefDescriptor &copy : offloaded)
       discard(copy);
   });
-  std::vector<MemRefDescriptor> fwdInputs, cotangentInputs;
+  llvm::SmallVector<MemRefDescriptor> fwdInputs, cotangentInputs;
   if (failed(uploadAll(args, fwdInputs, blocks)) ||
       failed(uploadAll(cotangents, cotangentInputs, blocks)))
     return failure();
@@ -264,7 +287,7 @@ llvm::FailureOr<SplitResult> CompiledModule::runSplit(llvm::StringRef base,
   int64_t before = counter.live();
   // What @f_fwd returned and nothing held shares: freed after the forward.
   Blocks dropped(*this);
-  std::vector<MemRefDescriptor> fwdResults;
+  llvm::SmallVector<MemRefDescriptor> fwdResults;
   if (failed(invoke(fwdName, fwdInputs, fwdResults, out.seconds, dropped)))
     return failure();
   dropped.eraseAll(blocks); // an output may be an upload
@@ -274,7 +297,7 @@ llvm::FailureOr<SplitResult> CompiledModule::runSplit(llvm::StringRef base,
                             llvm::ArrayRef(fwdResults).take_front(numOutputs));
   if (failed(checkDevice("reading the outputs of @" + fwdName)))
     return failure();
-  std::vector<MemRefDescriptor> residuals(fwdResults.begin() + numOutputs, fwdResults.end());
+  llvm::SmallVector<MemRefDescriptor> residuals(fwdResults.begin() + numOutputs, fwdResults.end());
   std::vector<bool> isOffloaded(numResiduals, false);
   for (auto [i, residual] : llvm::enumerate(residuals)) {
     MemoryKind kind = fwd->resultKinds[numOutputs + i];
@@ -316,9 +339,9 @@ llvm::FailureOr<SplitResult> CompiledModule::runSplit(llvm::StringRef base,
     blocks.add(reloaded->allocated());
     residual = std::move(*reloaded);
   }
-  std::vector<MemRefDescriptor> bwdInputs = std::move(residuals);
+  llvm::SmallVector<MemRefDescriptor> bwdInputs = std::move(residuals);
   bwdInputs.insert(bwdInputs.end(), cotangentInputs.begin(), cotangentInputs.end());
-  std::vector<MemRefDescriptor> bwdResults;
+  llvm::SmallVector<MemRefDescriptor> bwdResults;
   LogicalResult ranBwd = invoke(bwdName, bwdInputs, bwdResults, out.seconds, blocks);
   out.peakBytes = counter.peak() - before;
   if (failed(ranBwd))

@@ -9,6 +9,7 @@
 
 #include "runtime/host/MemRefDescriptor.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace cotangent::host {
@@ -20,7 +21,7 @@ int64_t bufferBytes(mlir::RankedTensorType type) {
 
 MemRefDescriptor MemRefDescriptor::contiguous(void *data, llvm::ArrayRef<int64_t> shape) {
   int64_t rank = static_cast<int64_t>(shape.size());
-  std::vector<int64_t> words(numWords(rank));
+  llvm::SmallVector<int64_t, 11> words(numWords(rank));
   words[0] = words[1] = reinterpret_cast<int64_t>(data);
   words[2] = 0;
   for (int64_t i = rank - 1, stride = 1; i >= 0; --i) {
@@ -43,6 +44,17 @@ bool MemRefDescriptor::isContiguous(mlir::RankedTensorType type) const {
     expected *= type.getDimSize(i);
   }
   return true;
+}
+
+int64_t MemRefDescriptor::extentBytes(mlir::RankedTensorType type) const {
+  int64_t width = bufferBytes(type) / std::max<int64_t>(type.getNumElements(), 1);
+  int64_t last = offset(); // the view's last element, with non-negative strides
+  for (int64_t i = 0; i < rank; ++i) {
+    if (type.getDimSize(i) == 0)
+      return static_cast<char *>(aligned()) - static_cast<char *>(allocated());
+    last += (type.getDimSize(i) - 1) * strides()[i];
+  }
+  return static_cast<char *>(aligned()) - static_cast<char *>(allocated()) + (last + 1) * width;
 }
 
 Tensor MemRefDescriptor::read(mlir::RankedTensorType type) const {

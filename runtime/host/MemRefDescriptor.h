@@ -14,6 +14,8 @@
 
 #include "runtime/interpreter/Tensor.h"
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <vector>
 
 namespace cotangent::host {
@@ -46,6 +48,10 @@ public:
   /// Whether the view's elements are one row-major run from element 0.
   bool isContiguous(mlir::RankedTensorType type) const;
 
+  /// Bytes from allocated() through the view's last element (what a copy
+  /// of the block must hold to read the view from it).
+  int64_t extentBytes(mlir::RankedTensorType type) const;
+
   /// A host tensor of `type` holding the elements the descriptor views; the
   /// buffer must be readable from the host.
   Tensor read(mlir::RankedTensorType type) const;
@@ -61,10 +67,11 @@ public:
   }
 
 private:
-  MemRefDescriptor(std::vector<int64_t> words, int64_t rank)
+  MemRefDescriptor(llvm::SmallVector<int64_t, 11> words, int64_t rank)
       : words(std::move(words)), rank(rank) {}
 
-  std::vector<int64_t> words;
+  /// Inline up to rank 4: a call's descriptors allocate nothing.
+  llvm::SmallVector<int64_t, 11> words;
   int64_t rank;
 };
 

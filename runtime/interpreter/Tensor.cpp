@@ -19,6 +19,8 @@
 #include <cstring>
 #include <cassert>
 #include <limits>
+#include <memory_resource>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unistd.h>
@@ -50,6 +52,19 @@ MemoryScope::MemoryScope(std::shared_ptr<MemoryCounter> counter)
 
 MemoryScope::~MemoryScope() { currentCounter = std::move(previous); }
 
+namespace {
+
+/// Where every Buffer (with its shared_ptr's count) is allocated: a pool
+/// that keeps freed ones, so that a step whose results replace its
+/// arguments' (a donated training step) allocates nothing for them on the
+/// host. Never destroyed: Tensors in other statics may outlive it.
+std::pmr::polymorphic_allocator<std::byte> bufferPool() {
+  static auto &pool = *new std::pmr::synchronized_pool_resource();
+  return &pool;
+}
+
+} // namespace
+
 /// The bytes of one or more Tensors: owned (and counted by the MemoryScope
 /// current at its birth), or adopted from a runtime, which counts them itself and is
 /// handed them back when the last Tensor goes.
@@ -66,24 +81,50 @@ struct Tensor::Buffer {
   }
   Buffer(char *adopted, size_t size, std::function<void(char *)> release)
       : adopted(adopted), adoptedSize(size), release(std::move(release)) {}
+  /// Bytes in a device's memory, not on the host until read (uncounted:
+  /// the device's runtime counts its own memory).
+  Buffer(DeviceBytes onDevice, size_t size)
+      : device(std::move(onDevice)), deviceSize(size), onHost(false) {}
   ~Buffer() {
     if (counter)
       counter->release(static_cast<int64_t>(bytes.size()));
     if (adopted && release)
       release(adopted);
+    dropDevice();
   }
   Buffer(const Buffer &) = delete;
   Buffer &operator=(const Buffer &) = delete;
 
   /// Set once the bytes went to a call: the function they were donated to.
   std::string donatedTo;
+  /// Set while a device's memory holds the bytes; `onHost`: whether the
+  /// host has them as well (read since).
+  std::optional<DeviceBytes> device;
+  size_t deviceSize = 0;
+  bool onHost = true;
 
-  char *data() {
+  void checkUsable() const {
     if (!donatedTo.empty())
       throw std::logic_error("this array was donated to " + donatedTo +
                              " and cannot be used after the call: its buffer holds the call's "
                              "result now (use the result, as after jax.jit's donate_argnums)");
+  }
+  char *data() {
+    checkUsable();
+    if (!onHost) {
+      std::vector<char> host(deviceSize);
+      if (deviceSize > 0 && !device->toHost(host.data(), device->block, deviceSize))
+        throw std::runtime_error("copying an array from the device to the host failed");
+      bytes = std::move(host);
+      onHost = true;
+    }
     return adopted ? adopted : bytes.data();
+  }
+  /// Frees the device's copy (the host's is the only one from now on).
+  void dropDevice() {
+    if (device && device->release)
+      device->release(device->block);
+    device.reset();
   }
   /// An owned copy of the bytes.
   std::vector<char> copy() {
@@ -198,8 +239,8 @@ Tensor::Tensor(mlir::RankedTensorType type, std::shared_ptr<Buffer> buffer)
 
 Tensor::Tensor(mlir::RankedTensorType type)
     : type(type), kind(*cotangent::interp::getElementKind(type.getElementType())) {
-  buffer = std::make_shared<Buffer>(
-      std::vector<char>(type.getNumElements() * getElementByteWidth(kind), 0));
+  buffer = std::allocate_shared<Buffer>(
+      bufferPool(), std::vector<char>(type.getNumElements() * getElementByteWidth(kind), 0));
 }
 
 Tensor Tensor::fromDoubles(mlir::RankedTensorType type, llvm::ArrayRef<double> values) {
@@ -268,39 +309,69 @@ const char *Tensor::data() const { return buffer->data(); }
 
 char *Tensor::data() {
   if (buffer.use_count() > 1)
-    buffer = std::make_shared<Buffer>(buffer->copy());
-  return buffer->data();
+    buffer = std::allocate_shared<Buffer>(bufferPool(), buffer->copy());
+  char *bytes = buffer->data();
+  buffer->dropDevice(); // written on the host: the device's copy goes stale
+  return bytes;
 }
 
-Tensor Tensor::clone() const { return Tensor(type, std::make_shared<Buffer>(buffer->copy())); }
+Tensor Tensor::clone() const {
+  return Tensor(type, std::allocate_shared<Buffer>(bufferPool(), buffer->copy()));
+}
 
 Tensor Tensor::adopt(mlir::RankedTensorType type, char *bytes,
                      std::function<void(char *)> release) {
   Tensor t(type, nullptr);
-  t.buffer = std::make_shared<Buffer>(bytes, static_cast<size_t>(t.getByteSize()),
-                                      std::move(release));
+  t.buffer = std::allocate_shared<Buffer>(bufferPool(), bytes,
+                                          static_cast<size_t>(t.getByteSize()), std::move(release));
   return t;
 }
 
 Tensor Tensor::withType(mlir::RankedTensorType newType) const { return Tensor(newType, buffer); }
 
 Tensor Tensor::donate(mlir::RankedTensorType newType, llvm::StringRef to) const {
-  buffer->data(); // a buffer donated once cannot be donated again
+  buffer->checkUsable(); // a buffer donated once cannot be donated again
   Tensor t(newType, nullptr);
   assert(t.getByteSize() == getByteSize() && "donate keeps the byte size");
   // The bytes move, with the count they are under and who frees them.
   if (buffer->adopted) {
-    t.buffer = std::make_shared<Buffer>(buffer->adopted, buffer->adoptedSize,
-                                        std::move(buffer->release));
+    t.buffer = std::allocate_shared<Buffer>(bufferPool(), buffer->adopted, buffer->adoptedSize,
+                                            std::move(buffer->release));
     buffer->adopted = nullptr;
   } else {
-    t.buffer = std::make_shared<Buffer>(std::vector<char>());
+    t.buffer = std::allocate_shared<Buffer>(bufferPool(), std::vector<char>());
     t.buffer->bytes = std::move(buffer->bytes);
     t.buffer->counter = std::move(buffer->counter);
     buffer->bytes = {};
   }
+  t.buffer->device = std::move(buffer->device);
+  t.buffer->deviceSize = buffer->deviceSize;
+  t.buffer->onHost = buffer->onHost;
+  buffer->device.reset();
+  buffer->onHost = true;
   buffer->donatedTo = to.empty() ? std::string("a call") : to.str();
   return t;
+}
+
+Tensor Tensor::onDevice(mlir::RankedTensorType type, DeviceBytes bytes) {
+  Tensor t(type, nullptr);
+  t.buffer = std::allocate_shared<Buffer>(bufferPool(), std::move(bytes),
+                                          static_cast<size_t>(t.getByteSize()));
+  return t;
+}
+
+void *Tensor::getDeviceBlock(const void *device) const {
+  if (!buffer || !buffer->donatedTo.empty() || !buffer->device || buffer->device->device != device)
+    return nullptr;
+  return buffer->device->block;
+}
+
+bool Tensor::isOnDeviceOnly() const { return buffer && buffer->device && !buffer->onHost; }
+
+Tensor Tensor::toHost() const {
+  if (!buffer->device)
+    return *this;
+  return Tensor(type, std::allocate_shared<Buffer>(bufferPool(), buffer->copy()));
 }
 
 bool Tensor::isDonated() const { return buffer && !buffer->donatedTo.empty(); }

@@ -10,6 +10,10 @@
 // buffer allocated on the thread is counted by the scope's `MemoryCounter`
 // from its allocation until the last Tensor that refers to it is destroyed.
 //
+// A device runtime may leave a tensor's bytes in its device's memory
+// (`onDevice`): calls of that runtime read them there, and the host gets a
+// copy only when something reads the tensor (JAX's arrays on a device).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef COTANGENT_RUNTIME_INTERPRETER_TENSOR_H
@@ -87,6 +91,32 @@ public:
   /// runtime hands over a result's block this way instead of copying it.
   static Tensor adopt(mlir::RankedTensorType type, char *bytes,
                       std::function<void(char *)> release);
+
+  /// Bytes in a device's memory, as the runtime that holds them describes
+  /// them: the block, which runtime's (`device`, an identity), how the host
+  /// reads them and how they are freed.
+  struct DeviceBytes {
+    const void *device = nullptr;
+    void *block = nullptr;
+    /// Copies the block's first `bytes` to `host`, after the work queued to
+    /// write them; false when the device failed.
+    std::function<bool(char *host, const void *block, size_t bytes)> toHost;
+    std::function<void(void *block)> release;
+  };
+  /// A tensor of `type` whose bytes are `bytes.block` in a device's memory
+  /// (getByteSize() of them, row-major). The first read on the host copies
+  /// them over (and keeps the copy); the first write on the host leaves the
+  /// device's copy, which is freed then, or when the last Tensor sharing it
+  /// is gone.
+  static Tensor onDevice(mlir::RankedTensorType type, DeviceBytes bytes);
+  /// The block in `device`'s memory that holds this tensor's bytes, or null
+  /// (a host tensor, another device's, or one written on the host since).
+  void *getDeviceBlock(const void *device) const;
+  /// Whether the bytes are in a device's memory only (no host read yet).
+  bool isOnDeviceOnly() const;
+  /// A tensor whose bytes are in host memory: this one when they are; else
+  /// a host copy (the device's stays with this tensor).
+  Tensor toHost() const;
 
   /// The elements as a dense attribute, for printing and FileCheck.
   mlir::DenseElementsAttr toAttr() const;

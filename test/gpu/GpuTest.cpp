@@ -14,6 +14,8 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
+#include "test/gpu/DeviceTestMain.h"
+
 #include "analysis/MemoryPlan.h"
 #include "dialects/jx/JxOps.h"
 #include "passes/Passes.h"
@@ -269,24 +271,5 @@ TEST_CASE("the VJPs match the CPU path, offloaded residuals included", "[device]
 }
 
 int main(int argc, char **argv) {
-  std::vector<char *> args(argv, argv + argc);
-  bool device = false;
-  // --device-tests: the [device] cases, on a GPU; with --driver-double, on
-  // test/gpu/fake-cuda's driver (first on LD_LIBRARY_PATH), values aside.
-  for (auto it = args.begin(); it != args.end();)
-    if (std::strcmp(*it, "--device-tests") == 0 || std::strcmp(*it, "--driver-double") == 0) {
-      device = device || std::strcmp(*it, "--device-tests") == 0;
-      kernelsRun = kernelsRun && std::strcmp(*it, "--driver-double") != 0;
-      it = args.erase(it);
-    } else {
-      ++it;
-    }
-  if (device && cotangent_cuda_init() != 0) {
-    std::printf("SKIPPED: %s\n", cotangent_cuda_last_error());
-    return 77;
-  }
-  std::string tag = device ? "[device]" : "[host]";
-  if (args.size() == 1)
-    args.push_back(tag.data());
-  return Catch::Session().run(static_cast<int>(args.size()), args.data());
+  return ::cotangent::test::runDeviceTests(argc, argv, kernelsRun);
 }

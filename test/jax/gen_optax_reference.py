@@ -11,11 +11,16 @@ Each optimizer case: parameters {"b": f32[3], "w": f32[2,3]}, four steps of
 given gradients, the parameters after each step and the final state, its
 leaves named as tracer/optim names them ("1/0/mu['w']": chain member 1,
 its member 0, field mu, parameter ['w']). Each schedule case: its values at
-a list of counts. Floats are stored as float32 bit patterns.
+a list of counts. Floats are stored as float32 bit patterns. Each
+trajectory: 30 steps of a small training problem (a tanh MLP: every step's
+parameters and state; the transformer block of examples/, in Flax: every
+loss and the final parameters).
 
   gen_optax_reference.py [--out FILE]     write the reference
   gen_optax_reference.py --check FILE     regenerate and compare with FILE
 """
+import flax
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -146,6 +151,21 @@ TRAJECTORIES = {
 }
 
 
+def train(loss_fn, tx, params, x, y, each_step=lambda p, state: None):
+    """TRAJECTORY_STEPS steps of tx on loss_fn from params: the losses and the last parameters;
+    each_step sees the parameters and state after every step."""
+    state = tx.init(params)
+    p = params
+    losses = []
+    for _ in range(TRAJECTORY_STEPS):
+        loss, grads = jax.value_and_grad(loss_fn)(p, x, y)
+        updates, state = tx.update(grads, state, p)
+        p = optax.apply_updates(p, updates)
+        losses.append(loss)
+        each_step(p, state)
+    return bits(np.asarray(losses, np.float32)), p
+
+
 def trajectory_case(name, make):
     rng = np.random.default_rng(len(name) * 31)
     params = {"b1": np.zeros(16, np.float32), "b2": np.zeros(4, np.float32),
@@ -154,18 +174,57 @@ def trajectory_case(name, make):
     x = rng.normal(size=(32, 8)).astype(np.float32)
     y = np.tanh(rng.normal(size=(32, 4))).astype(np.float32)
     tx = make()
-    state = tx.init(params)
-    p = params
-    steps = [{"params": tree_doc(p), "state": tree_doc(state)}]
-    losses = []
-    for _ in range(TRAJECTORY_STEPS):
-        loss, grads = jax.value_and_grad(mlp_loss)(p, x, y)
-        updates, state = tx.update(grads, state, p)
-        p = optax.apply_updates(p, updates)
-        losses.append(loss)
-        steps.append({"params": tree_doc(p), "state": tree_doc(state)})
-    return {"trajectory": name, "x": bits(x), "y": bits(y),
-            "losses": bits(np.asarray(losses, np.float32)), "steps": steps}
+    steps = [{"params": tree_doc(params), "state": tree_doc(tx.init(params))}]
+    losses, _ = train(mlp_loss, tx, params, x, y, lambda p, state: steps.append(
+        {"params": tree_doc(p), "state": tree_doc(state)}))
+    return {"trajectory": name, "x": bits(x), "y": bits(y), "losses": losses, "steps": steps}
+
+
+# The pre-LN transformer block of examples/transformer_training.cpp, in Flax:
+# the same modules, names and sizes (batch 2, seq 8, width 16, 2 heads, MLP 32).
+BLOCK_SHAPE = (2, 8, 16)
+
+
+class Block(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        mask = nn.make_causal_mask(jnp.ones(x.shape[:-1]))
+        h = nn.LayerNorm()(x)
+        x = x + nn.MultiHeadDotProductAttention(num_heads=2, deterministic=True)(h, h, mask=mask)
+        h = nn.gelu(nn.Dense(32)(nn.LayerNorm()(x)))
+        return x + nn.Dense(x.shape[-1])(h)
+
+
+def block_loss(p, x, y):
+    d = Block().apply({"params": p}, x) - y
+    return jnp.mean(d * d)
+
+
+def kernels_only(params):
+    """Weight decay on kernels only: not on biases or LayerNorm scales."""
+    return jax.tree_util.tree_map_with_path(lambda path, _: path[-1].key == "kernel", params)
+
+
+BLOCK_TRAJECTORIES = {
+    "block_adamw": lambda: optax.chain(
+        optax.clip_by_global_norm(1.0),
+        optax.adamw(optax.warmup_cosine_decay_schedule(0.0, 1e-2, 5, 30), weight_decay=0.01,
+                    mask=kernels_only)),
+    "block_sgd_nesterov": lambda: optax.sgd(0.05, momentum=0.9, nesterov=True),
+}
+
+
+def block_trajectory_case(name, make):
+    """30 steps of the block from Flax's initialization: every loss and the final parameters
+    (our compiled and interpreted steps run the whole trajectory from the first parameters)."""
+    rng = np.random.default_rng(len(name) * 17)
+    x = rng.normal(size=BLOCK_SHAPE).astype(np.float32)
+    y = np.tanh(rng.normal(size=BLOCK_SHAPE)).astype(np.float32)
+    params = Block().init(jax.random.PRNGKey(0), x)["params"]
+    params = jax.tree_util.tree_map(lambda a: np.asarray(a, np.float32), flax.core.unfreeze(params))
+    losses, final = train(block_loss, make(), params, x, y)
+    return {"block_trajectory": name, "x": bits(x), "y": bits(y), "losses": losses,
+            "params": tree_doc(params), "final": tree_doc(final)}
 
 
 def document():
@@ -173,6 +232,7 @@ def document():
     cases += [schedule_case(n, m, c) for n, (m, c) in SCHEDULES.items()]
     cases += loss_cases()
     cases += [trajectory_case(n, m) for n, m in TRAJECTORIES.items()]
+    cases += [block_trajectory_case(n, m) for n, m in BLOCK_TRAJECTORIES.items()]
     return {"jax": jax.__version__, "optax": optax.__version__, "cases": cases}
 
 

@@ -85,8 +85,9 @@ cl::opt<std::string> memoryBudget(
              "checkpoint, dots_saveable and nothing_saveable per block whose measured peak fits"),
     cl::value_desc("BYTES|FRACTION"));
 cl::opt<std::string> target(cl::cat(toolOptions), "target", cl::init("cpu"),
-                            cl::desc("cpu, or cuda: an NVIDIA GPU (jit's Target::Cuda; each step "
-                                     "copies its arguments to the device and its results back)"));
+                            cl::desc("cpu, or cuda: an NVIDIA GPU (jit's Target::Cuda: parameters "
+                                     "and optimizer state stay on the device; each step copies "
+                                     "its batch there and its loss back)"));
 cl::opt<std::string> dtype(cl::cat(toolOptions), "dtype", cl::init("f32"),
                            cl::desc("the matmuls' operands: f32, or bf16 (mixed precision: f32 "
                                     "parameters, optimizer state, norms, softmax and loss)"));
@@ -460,12 +461,13 @@ int main(int argc, char **argv) {
       auto start = std::chrono::steady_clock::now();
       auto [params, opt, value] =
           step(state.params, state.opt_state, ints(b.inputs, batch, seq), ints(b.targets, batch, seq));
+      // On the GPU the step returns once queued: reading the loss waits for it.
+      const double lossValue = value.getDouble(0);
       double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       state.params = std::move(params);
       state.opt_state = std::move(opt);
       ++state.step;
-      const double lossValue = value.getDouble(0);
       const double tokensPerSecond = static_cast<double>(batch * seq) / seconds;
       const double mfu = flopsPerStep / seconds / (peak * 1e12);
       const int64_t peakBytes = heldBytes + step.last_stats().peakBytes;

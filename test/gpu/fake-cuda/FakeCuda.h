@@ -16,6 +16,9 @@
 extern "C" {
 /// Runs fn(arg) in `s`'s order (recorded while `s` is captured).
 void fakeCudaEnqueue(CUstream s, void (*fn)(void *), void *arg);
+/// Copies between device memory and the host's (pageable or pinned) so
+/// far: {to the device, their bytes, to the host, their bytes}.
+void fakeCudaCopies(unsigned long long counts[4]);
 /// Whether [p, p + bytes) lies in one live device or pinned block.
 int fakeCudaIsLive(const void *p, size_t bytes);
 }

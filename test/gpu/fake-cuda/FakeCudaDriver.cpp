@@ -25,6 +25,7 @@
 
 #include "FakeCuda.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -101,10 +102,25 @@ struct Driver {
   std::set<CUfunction> functions;
   std::set<CUstream> streams;
   double clock = 0;
+  /// Copies between device blocks and host memory (pageable or pinned):
+  /// count and bytes, to the device and to the host (fakeCudaCopies).
+  unsigned long long copies[4] = {0, 0, 0, 0};
 };
 
 Driver &driver() {
-  static Driver &d = *new Driver;
+  static Driver &d = *[] {
+    // FAKE_CUDA_COPIES=1: the host<->device copies, printed at exit.
+    if (std::getenv("FAKE_CUDA_COPIES"))
+      std::atexit([] {
+        unsigned long long c[4];
+        fakeCudaCopies(c);
+        std::fprintf(stderr,
+                     "fake CUDA copies: %llu to the device (%llu bytes), %llu to the host "
+                     "(%llu bytes)\n",
+                     c[0], c[1], c[2], c[3]);
+      });
+    return new Driver;
+  }();
   return d;
 }
 
@@ -175,6 +191,11 @@ extern "C" {
 void fakeCudaEnqueue(CUstream s, void (*fn)(void *), void *arg) {
   std::lock_guard lock(driver().mutex);
   enqueue(s, [fn, arg] { fn(arg); });
+}
+
+void fakeCudaCopies(unsigned long long counts[4]) {
+  std::lock_guard lock(driver().mutex);
+  std::copy(driver().copies, driver().copies + 4, counts);
 }
 
 int fakeCudaIsLive(const void *p, size_t bytes) {
@@ -495,6 +516,11 @@ CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream 
   for (Block *b : {to, of})
     if (b && s)
       b->users[s] = s->ops + 1;
+  bool toDevice = to && to->kind == Kind::Device, fromDevice = of && of->kind == Kind::Device;
+  if (toDevice != fromDevice) {
+    driver().copies[toDevice ? 0 : 2] += 1;
+    driver().copies[toDevice ? 1 : 3] += bytes;
+  }
   return enqueue(s, [d, from, bytes] { std::memmove(d, from, bytes); });
 }
 

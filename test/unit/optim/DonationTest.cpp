@@ -34,14 +34,7 @@ struct Mlp {
   Mlp(int64_t layers, int64_t width, int64_t batch)
       : data(bench::mlpTrainingData({.layers = layers, .width = width, .batch = batch})) {}
 
-  /// train_step(params, opt_state, x, y) -> (params, opt_state, loss).
-  auto trainStep() const {
-    return [this](const TracedParams &p, const optim::State &s, Tensor in, Tensor target) {
-      auto [value, grads] = value_and_grad(&bench::mlpRegressionLoss, argnums<0>)(p, in, target);
-      auto [u, next] = optim::update(tx, grads, s, p);
-      return std::tuple{optim::apply_updates(p, u), next, value};
-    };
-  }
+  auto trainStep() const { return bench::mlpTrainStep(tx); }
   optim::StateOf<interp::Tensor> init() const {
     return jit([this](const TracedParams &p) { return optim::init(tx, p); })(data.params);
   }

@@ -12,6 +12,7 @@
 
 #include "test/unit/api/BoundedGrad.h"
 #include "test/unit/api/JaxReference.h"
+#include "test/unit/optim/TrajectoryCases.h"
 
 #include <catch2/catch.hpp>
 
@@ -216,18 +217,12 @@ TEST_CASE("optax's 30-step MLP trajectories: every step within our bounds, inter
           "[optim][jit][numerics]") {
   mlir::MLIRContext ctx;
   int checked = 0;
-  for (const llvm::json::Value &c : jaxref::cases(kReference)) {
-    const llvm::json::Object &o = *c.getAsObject();
-    auto name = o.getString("trajectory");
-    if (!name)
-      continue;
-    INFO("trajectory " << name->str());
-    interp::Tensor x = jaxref::f32Array(ctx, *o.getObject("x"));
-    interp::Tensor y = jaxref::f32Array(ctx, *o.getObject("y"));
-    interp::Tensor losses = jaxref::f32Array(ctx, *o.getObject("losses"));
-    const llvm::json::Array &steps = *o.getArray("steps");
+  for (const test::TrajectoryCase &t : test::trajectoryCases(ctx, kReference, "trajectory")) {
+    INFO("trajectory " << t.name);
+    const interp::Tensor &x = t.x, &y = t.y, &losses = t.losses;
+    const llvm::json::Array &steps = *t.doc->getArray("steps");
     optim::GradientTransformation tx =
-        *name == "mlp_adamw"
+        t.name == "mlp_adamw"
             ? optim::chain({optim::clip_by_global_norm(1.0),
                             optim::adamw(optim::warmup_cosine_decay_schedule(0.0, 0.05, 5, 30), {},
                                          0.01, [](const std::string &path) {
