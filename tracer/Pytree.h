@@ -172,8 +172,8 @@ struct Tree<std::map<std::string, T>> {
   template <class C>
   static auto rebuild(const Map &like, C &c) {
     std::map<std::string, decltype(Tree<T>::rebuild(std::declval<const T &>(), c))> out;
-    for (const auto &[k, v] : like)
-      out.emplace(k, Tree<T>::rebuild(v, c));
+    for (const auto &[k, v] : like) // in order: each key goes at the end
+      out.emplace_hint(out.end(), k, Tree<T>::rebuild(v, c));
     return out;
   }
   template <class Fn>
