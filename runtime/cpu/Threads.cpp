@@ -64,10 +64,14 @@ void cpu::configureThreads(std::string *error) {
         envError = std::string("COTANGENT_NUM_THREADS='") + env +
                    "' is not a thread count from 1 to 4096; using " + std::to_string(n);
     }
-    // Threads that spin after a loop would take the cores from the next BLAS
-    // call; a user's KMP_BLOCKTIME still wins.
+    // After a loop, libomp's threads spin for 1 ms before they sleep: a
+    // step's loops and oneDNN's matmuls (on the same threads) follow each
+    // other within microseconds, and waking sleeping threads for each cost
+    // more than the loop itself on small tensors (GPT-2 tiny's step: 30 ms
+    // sleeping at once, 8 ms spinning). Longer (libomp's 200 ms) would keep
+    // cores busy long after a step. A user's KMP_BLOCKTIME still wins.
     if (!std::getenv("KMP_BLOCKTIME"))
-      kmp_set_blocktime(0);
+      kmp_set_blocktime(1);
     chosen() = n;
     apply(n);
   });
