@@ -32,7 +32,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
-#include "llvm/Support/Format.h"
 
 #include <cstring>
 
@@ -239,74 +238,6 @@ CudaModule::reload(RankedTensorType, const host::MemRefDescriptor &offloaded) {
 
 void CudaModule::discard(const host::MemRefDescriptor &offloaded) {
   cotangent_cuda_host_free(offloaded.allocated());
-}
-
-static void printSummary(llvm::raw_ostream &os, const llvm::Twine &label, const Tensor &t) {
-  os << label << ": " << t.getType() << " [";
-  double sum = 0;
-  for (int64_t i = 0, n = t.getNumElements(); i < n; ++i) {
-    double v = t.isFloat() ? t.getDouble(i) : static_cast<double>(t.getInt(i));
-    sum += v;
-    if (i < 4)
-      os << (i ? ", " : "") << llvm::format("%.6g", v);
-  }
-  os << (t.getNumElements() > 4 ? ", ...] sum=" : "] sum=") << llvm::format("%.6g", sum) << "\n";
-}
-
-int runOnCuda(ModuleOp module, llvm::StringRef fn, llvm::ArrayRef<Tensor> args, bool split,
-              unsigned warmup, unsigned repeat, llvm::raw_ostream &os,
-              const CompileOptions &options) {
-  if (cotangent_cuda_init() != 0) {
-    llvm::errs() << "cotangent-run: --target=cuda: " << cotangent_cuda_last_error() << "\n";
-    return 1;
-  }
-  auto compiled = CudaModule::compile(module, options);
-  if (failed(compiled))
-    return 1;
-  if (!split) {
-    auto repeated = host::runRepeated(warmup, repeat, [&] {
-      return (*compiled)->call(fn, (*compiled)->freshArguments(fn, args));
-    });
-    if (failed(repeated))
-      return 1;
-    auto *result = &repeated->first;
-    os << "@" << fn << " on the GPU: " << result->results.size() << " results\n";
-    for (auto [i, t] : llvm::enumerate(result->results))
-      printSummary(os, "result " + llvm::Twine(i), t);
-    host::printTiming(os, repeated->second, warmup);
-    os << "device live bytes at return: " << result->stats.liveBytes << "\n";
-    os << "device peak bytes: " << result->stats.peakBytes << "\n";
-    return 0;
-  }
-  std::optional<mlir::jx::SplitPair> pair = mlir::jx::lookupSplitPair(module, fn);
-  if (!pair) {
-    emitError(module.getLoc()) << "no forward/backward pair of @" << fn
-                               << " (run --jx-vjp first)";
-    return 1;
-  }
-  std::vector<Tensor> cotangents;
-  for (Type t : pair->fwd.getResultTypes().take_front(mlir::jx::numPrimalResults(pair->fwd))) {
-    auto type = cast<RankedTensorType>(t);
-    cotangents.push_back(
-        Tensor::fromDoubles(type, std::vector<double>(type.getNumElements(), 1.0)));
-  }
-  auto repeated = host::runRepeated(
-      warmup, repeat, [&] { return (*compiled)->runSplit(fn, args, cotangents); });
-  if (failed(repeated))
-    return 1;
-  auto *result = &repeated->first;
-  os << "@" << pair->fwd.getSymName() << " / @" << pair->bwd.getSymName()
-     << " on the GPU: " << result->numResiduals
-     << " residuals\n";
-  for (auto [i, t] : llvm::enumerate(result->outputs))
-    printSummary(os, "output " + llvm::Twine(i), t);
-  for (auto [i, t] : llvm::enumerate(result->gradients))
-    printSummary(os, "gradient " + llvm::Twine(i), t);
-  host::printTiming(os, repeated->second, warmup);
-  os << "device residual bytes: " << result->residualBytes << "\n";
-  os << "offloaded bytes (pinned host): " << result->offloadedBytes << "\n";
-  os << "device peak bytes: " << result->peakBytes << "\n";
-  return 0;
 }
 
 } // namespace cotangent::cuda

@@ -15,7 +15,6 @@
 
 #include "runtime/host/CompiledModule.h"
 
-#include "llvm/Support/raw_ostream.h"
 
 #include <memory>
 #include <string>
@@ -91,15 +90,6 @@ llvm::LogicalResult emitStepObject(mlir::ModuleOp module, llvm::StringRef path,
 /// Lowers `module` with jx-to-nvvm (cubin for `chip`) and JIT-compiles the
 /// host code without running it: needs no device (for tests).
 llvm::LogicalResult compileHostCode(mlir::ModuleOp module, llvm::StringRef chip);
-
-/// `cotangent-run --target=cuda`: runs @fn (or, with split, @fn_fwd then
-/// @fn_bwd on cotangents of ones), `warmup` untimed times then `repeat`
-/// timed, and prints the results' summaries, the times and the device
-/// bytes. Returns the process exit code (1 with a message on stderr when
-/// there is no device).
-int runOnCuda(mlir::ModuleOp module, llvm::StringRef fn, llvm::ArrayRef<Tensor> args, bool split,
-              unsigned warmup, unsigned repeat, llvm::raw_ostream &os,
-              const CompileOptions &options = {});
 
 } // namespace cotangent::cuda
 

@@ -336,6 +336,10 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     }
   }
 
+  // One compiled module, CPU or GPU: everything after compiling (the run, the
+  // plan, what is printed and written) is the same on both.
+  std::unique_ptr<::cotangent::host::CompiledModule> compiled;
+  mlir::cotangent::MemoryPlanTarget planTarget = mlir::cotangent::MemoryPlanTarget::Cpu;
   if (target == Target::Cuda) {
 #ifdef COTANGENT_HAVE_CUDA
     if (!emitHeader.empty())
@@ -353,52 +357,62 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
     }
     if (!fn)
       return emitError(loc) << "--target=cuda needs --fn NAME";
-    return success(::cotangent::cuda::runOnCuda(*module, fnName, args, split, warmup, repeat,
-                                                llvm::outs(), gpu) == 0);
+    auto gpuModule = ::cotangent::cuda::CudaModule::compile(*module, gpu);
+    if (failed(gpuModule))
+      return failure();
+    compiled = std::move(*gpuModule);
+    planTarget = mlir::cotangent::MemoryPlanTarget::Cuda;
 #else
     return emitError(loc)
            << "--target=cuda: this build has no CUDA runtime (CUDA toolkit not found)";
 #endif
-  }
-  if (vectorBytes.getNumOccurrences() || chips.getNumOccurrences())
+  } else if (vectorBytes.getNumOccurrences() || chips.getNumOccurrences()) {
     return emitError(loc) << "--vector-bytes and --chip are for --target=cuda";
-  // The memory plan is predicted before anything runs, on the same module.
+  }
+  // The memory plan is predicted before anything runs, on the same module,
+  // as the target's runtime lowers it.
   std::optional<mlir::cotangent::MemoryPlan> plan;
   if (split && pair) {
     module->getContext()->loadAllAvailableDialects(); // registered in main
-    auto plans = mlir::cotangent::predictMemoryPlans(*module, jx::getSplitName(*pair));
+    auto plans =
+        mlir::cotangent::predictMemoryPlans(*module, jx::getSplitName(*pair), planTarget);
     if (failed(plans))
       return failure();
     if (!plans->empty())
       plan = plans->front();
-    if (plan && failed(checkFits(*plan, pair->fwd, undifferentiated.get())))
+    // The memory limit is the host's (the device's runs out with an error).
+    if (plan && !compiled && failed(checkFits(*plan, pair->fwd, undifferentiated.get())))
       return failure();
   }
-  // What runs is all that is compiled; an object file or header holds every
-  // public function.
-  ::cotangent::cpu::CompileOptions options;
-  options.timePasses = mlirTiming;
-  if (fn && emitObject.empty() && emitHeader.empty())
-    options.entryPoints = split && pair ? std::vector<std::string>{pair->fwd.getSymName().str(),
-                                                                   pair->bwd.getSymName().str()}
-                                        : std::vector<std::string>{entry};
-  auto compiled = ::cotangent::cpu::CpuModule::compile(*module, options);
-  if (failed(compiled))
-    return failure();
-  if (threads->getNumOccurrences())
-    ::cotangent::cpu::setThreads(*threads);
-  if (!emitObject.empty() && failed((*compiled)->emitObject(emitObject)))
-    return failure();
-  if (!emitHeader.empty() && failed((*compiled)->emitHeader(emitHeader)))
-    return failure();
-  if (!fn)
-    return success();
+  if (!compiled) {
+    // What runs is all that is compiled; an object file or header holds
+    // every public function.
+    ::cotangent::cpu::CompileOptions options;
+    options.timePasses = mlirTiming;
+    if (fn && emitObject.empty() && emitHeader.empty())
+      options.entryPoints = split && pair
+                                ? std::vector<std::string>{pair->fwd.getSymName().str(),
+                                                           pair->bwd.getSymName().str()}
+                                : std::vector<std::string>{entry};
+    auto cpuModule = ::cotangent::cpu::CpuModule::compile(*module, options);
+    if (failed(cpuModule))
+      return failure();
+    if (threads->getNumOccurrences())
+      ::cotangent::cpu::setThreads(*threads);
+    if (!emitObject.empty() && failed((*cpuModule)->emitObject(emitObject)))
+      return failure();
+    if (!emitHeader.empty() && failed((*cpuModule)->emitHeader(emitHeader)))
+      return failure();
+    if (!fn)
+      return success();
+    compiled = std::move(*cpuModule);
+  }
 
   llvm::raw_ostream &os = llvm::outs();
   if (!split) {
     auto repeated = ::cotangent::host::runRepeated(
         warmup, repeat,
-        [&] { return (*compiled)->call(entry, (*compiled)->freshArguments(entry, args)); });
+        [&] { return compiled->call(entry, compiled->freshArguments(entry, args)); });
     if (failed(repeated))
       return failure();
     auto *result = &repeated->first;
@@ -423,7 +437,7 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
         Tensor::fromDoubles(type, std::vector<double>(type.getNumElements(), 1.0)));
   }
   auto repeated = ::cotangent::host::runRepeated(warmup, repeat, [&] {
-    return (*compiled)->runSplit(jx::getSplitName(*pair), args, cotangents);
+    return compiled->runSplit(jx::getSplitName(*pair), args, cotangents);
   });
   if (failed(repeated))
     return failure();
@@ -441,6 +455,8 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   if (result->argumentResidualBytes)
     os << " (" << result->argumentResidualBytes << " of them arguments, held without a copy)";
   os << "\n";
+  if (result->offloadedBytes)
+    os << "offloaded bytes: " << result->offloadedBytes << " (held outside the device's memory)\n";
   os << "peak bytes: " << result->peakBytes << "\n";
   if (plan) {
     os << "predicted peak bytes: " << plan->peakBytes;
