@@ -29,6 +29,19 @@ public:
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    // Collectives run on the interpreter's simulated ranks only: say so
+    // rather than "failed to legalize".
+    WalkResult collective = module.walk([](Operation *op) {
+      if (!isa<jx::PsumOp, jx::PmeanOp, jx::AllGatherOp, jx::PsumScatterOp, jx::PpermuteOp,
+               jx::AxisIndexOp>(op))
+        return WalkResult::advance();
+      op->emitError() << op->getName()
+                      << " is not compiled yet: collectives run on the reference interpreter's "
+                         "simulated ranks (interp::runSpmd), not on the CPU or GPU";
+      return WalkResult::interrupt();
+    });
+    if (collective.wasInterrupted())
+      return signalPassFailure();
     ConversionTarget target(*ctx);
     target.addIllegalDialect<jx::JxDialect>();
     target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,

@@ -709,4 +709,10 @@ def Jx_YieldOp : Jx_Op<"yield", [Pure, ReturnLike, Terminator,
   let builders = [OpBuilder<(ins), [{ /* nothing */ }]>];
 }
 
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+include "dialects/jx/JxCollectiveOps.td"
+
 #endif // COTANGENT_DIALECTS_JX_JXOPS_TD

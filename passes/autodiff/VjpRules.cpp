@@ -18,6 +18,7 @@ const VjpRule *mlir::cotangent::lookupVjpRule(Operation *op) {
     VjpRuleTable t;
     addElementwiseVjpRules(t);
     addStructuralVjpRules(t);
+    addCollectiveVjpRules(t);
     return t;
   }();
   auto it = table.find(op->getName().getTypeID());

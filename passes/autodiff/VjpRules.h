@@ -46,6 +46,18 @@ const VjpRule *lookupVjpRule(Operation *op);
 
 void addElementwiseVjpRules(VjpRuleTable &table);
 void addStructuralVjpRules(VjpRuleTable &table);
+void addCollectiveVjpRules(VjpRuleTable &table);
+
+/// The rule of a linear op of one result: it saves nothing, and `map` takes
+/// the result's cotangent to the operands'.
+template <typename OpT>
+void linear(VjpRuleTable &t, std::function<SmallVector<Value>(JxBuilder &, OpT, Value)> map) {
+  t[TypeID::get<OpT>()] = VjpRule{
+      [](JxBuilder &, Operation *, ArrayRef<bool>) { return SmallVector<Value>(); },
+      [map](JxBuilder &b, Operation *op, ArrayRef<bool>, ValueRange, ArrayRef<Value> cts) {
+        return cts[0] ? map(b, cast<OpT>(op), cts[0]) : SmallVector<Value>(op->getNumOperands());
+      }};
+}
 
 /// A rule for ops whose cotangents are zero (sign, floor, comparisons, ...).
 VjpRule zeroVjpRule();

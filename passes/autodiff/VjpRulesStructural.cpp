@@ -89,16 +89,6 @@ Value dotTranspose(JxBuilder &b, Value ct, Value other, Type myType, ArrayRef<in
   return b.convert(b.transpose(dot, ctFirst), type);
 }
 
-template <typename OpT>
-void linear(VjpRuleTable &t,
-            std::function<SmallVector<Value>(JxBuilder &, OpT, Value)> map) {
-  t[TypeID::get<OpT>()] = VjpRule{
-      [](JxBuilder &, Operation *, ArrayRef<bool>) { return SmallVector<Value>(); },
-      [map](JxBuilder &b, Operation *op, ArrayRef<bool>, ValueRange, ArrayRef<Value> cts) {
-        return cts[0] ? map(b, cast<OpT>(op), cts[0]) : SmallVector<Value>(op->getNumOperands());
-      }};
-}
-
 /// ct broadcast back over the axes a reduction removed.
 Value unreduce(JxBuilder &b, Value ct, Type operandType, ArrayRef<int64_t> axes) {
   auto type = cast<RankedTensorType>(operandType);

@@ -8,6 +8,7 @@
 
 #include "runtime/interpreter/Evaluator.h"
 #include "runtime/interpreter/Ops.h"
+#include "runtime/interpreter/Spmd.h"
 
 #include "dialects/jx/JxOps.h"
 
@@ -101,6 +102,9 @@ Results cotangent::interp::detail::evalOp(Evaluator &evaluator, Operation &op,
                                 o.getRhsContractingDimensions(), o.getLhsBatchDimensions(),
                                 o.getRhsBatchDimensions(), resultType(o).getElementType()));
       })
+      // Collectives (a simulated group of ranks: Spmd.h).
+      .Case<jx::PsumOp, jx::PmeanOp, jx::AllGatherOp, jx::PsumScatterOp, jx::PpermuteOp,
+            jx::AxisIndexOp>([&](Operation *o) { return evalCollective(*o, in); })
       .Case([&](jx::ReduceSumOp o) { return one(reduceSumOp(in[0], o.getAxes())); })
       .Case([&](jx::ReduceMaxOp o) { return one(reduceMaxOp(in[0], o.getAxes())); })
       .Case([&](jx::ReduceMinOp o) { return one(reduceMinOp(in[0], o.getAxes())); })

@@ -1,0 +1,104 @@
+//===- Collectives.cpp - jax.lax's collectives over traced tensors --------===//
+//
+// Each function emits its jx op; the op's verifier (through emit) turns a
+// bad axis, size, dimension or pair into a TraceError at the caller.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tracer/Collectives.h"
+
+#include "tracer/TraceState.h"
+
+#include "dialects/jx/JxOps.h"
+
+using namespace mlir;
+using cotangent::detail::emit;
+using cotangent::detail::TraceState;
+using cotangent::detail::use;
+using cotangent::detail::wrap;
+
+namespace cotangent::lax {
+
+namespace {
+
+/// all_gather's result shape, or psum_scatter's operand's, from one rank's
+/// (a dimension out of range is left for the op's verifier to report).
+Shape gathered(const Shape &part, int64_t axisSize, int64_t dimension, bool tiled) {
+  Shape out = part;
+  if (dimension < 0 || dimension > static_cast<int64_t>(part.size()) ||
+      (tiled && dimension == static_cast<int64_t>(part.size())))
+    return out;
+  if (tiled)
+    out[dimension] *= axisSize;
+  else
+    out.insert(out.begin() + dimension, axisSize);
+  return out;
+}
+
+/// psum_scatter's result shape from its operand's.
+Shape scattered(const Shape &whole, int64_t axisSize, int64_t dimension, bool tiled) {
+  Shape out = whole;
+  if (dimension < 0 || dimension >= static_cast<int64_t>(whole.size()) || axisSize < 1)
+    return out;
+  if (tiled)
+    out[dimension] /= axisSize;
+  else
+    out.erase(out.begin() + dimension);
+  return out;
+}
+
+} // namespace
+
+Tensor psum(const Tensor &x, const std::string &axis, SrcLoc loc) {
+  TraceState &s = detail::activeTrace("psum", loc);
+  return wrap(emit<jx::PsumOp>("psum", loc, use(x, "psum", loc), s.builder().getStringAttr(axis)));
+}
+
+Tensor pmean(const Tensor &x, const std::string &axis, SrcLoc loc) {
+  TraceState &s = detail::activeTrace("pmean", loc);
+  return wrap(
+      emit<jx::PmeanOp>("pmean", loc, use(x, "pmean", loc), s.builder().getStringAttr(axis)));
+}
+
+Tensor all_gather(const Tensor &x, const std::string &axis, int64_t axis_size, int64_t dimension,
+                  bool tiled, SrcLoc loc) {
+  TraceState &s = detail::activeTrace("all_gather", loc);
+  OpBuilder &b = s.builder();
+  RankedTensorType type =
+      detail::tensorType(s, gathered(x.shape(), axis_size, dimension, tiled), x.dtype());
+  return wrap(emit<jx::AllGatherOp>("all_gather", loc, type, use(x, "all_gather", loc),
+                                    b.getStringAttr(axis), b.getI64IntegerAttr(axis_size),
+                                    b.getI64IntegerAttr(dimension),
+                                    tiled ? b.getUnitAttr() : UnitAttr()));
+}
+
+Tensor psum_scatter(const Tensor &x, const std::string &axis, int64_t axis_size,
+                    int64_t dimension, bool tiled, SrcLoc loc) {
+  TraceState &s = detail::activeTrace("psum_scatter", loc);
+  OpBuilder &b = s.builder();
+  RankedTensorType type =
+      detail::tensorType(s, scattered(x.shape(), axis_size, dimension, tiled), x.dtype());
+  return wrap(emit<jx::PsumScatterOp>("psum_scatter", loc, type, use(x, "psum_scatter", loc),
+                                      b.getStringAttr(axis), b.getI64IntegerAttr(axis_size),
+                                      b.getI64IntegerAttr(dimension),
+                                      tiled ? b.getUnitAttr() : UnitAttr()));
+}
+
+Tensor ppermute(const Tensor &x, const std::string &axis,
+                const std::vector<std::pair<int64_t, int64_t>> &perm, SrcLoc loc) {
+  TraceState &s = detail::activeTrace("ppermute", loc);
+  SmallVector<int64_t> pairs;
+  for (auto [from, to] : perm)
+    pairs.append({from, to});
+  return wrap(emit<jx::PpermuteOp>("ppermute", loc, use(x, "ppermute", loc),
+                                   s.builder().getStringAttr(axis),
+                                   s.builder().getDenseI64ArrayAttr(pairs)));
+}
+
+Tensor axis_index(const std::string &axis, SrcLoc loc) {
+  TraceState &s = detail::activeTrace("axis_index", loc);
+  RankedTensorType type = detail::tensorType(s, {}, DType::I32);
+  return wrap(emit<jx::AxisIndexOp>("axis_index", loc, type, s.builder().getStringAttr(axis)));
+}
+
+} // namespace cotangent::lax
