@@ -47,6 +47,17 @@ Shape scattered(const Shape &whole, int64_t axisSize, int64_t dimension, bool ti
   return out;
 }
 
+/// all_gather or psum_scatter of `x` into `shape`.
+template <class OpT>
+Tensor resized(const char *name, const Tensor &x, const Shape &shape, const std::string &axis,
+               int64_t axisSize, int64_t dimension, bool tiled, const SrcLoc &loc) {
+  TraceState &s = detail::activeTrace(name, loc);
+  OpBuilder &b = s.builder();
+  return wrap(emit<OpT>(name, loc, detail::tensorType(s, shape, x.dtype()), use(x, name, loc),
+                        b.getStringAttr(axis), b.getI64IntegerAttr(axisSize),
+                        b.getI64IntegerAttr(dimension), tiled ? b.getUnitAttr() : UnitAttr()));
+}
+
 } // namespace
 
 Tensor psum(const Tensor &x, const std::string &axis, SrcLoc loc) {
@@ -62,26 +73,15 @@ Tensor pmean(const Tensor &x, const std::string &axis, SrcLoc loc) {
 
 Tensor all_gather(const Tensor &x, const std::string &axis, int64_t axis_size, int64_t dimension,
                   bool tiled, SrcLoc loc) {
-  TraceState &s = detail::activeTrace("all_gather", loc);
-  OpBuilder &b = s.builder();
-  RankedTensorType type =
-      detail::tensorType(s, gathered(x.shape(), axis_size, dimension, tiled), x.dtype());
-  return wrap(emit<jx::AllGatherOp>("all_gather", loc, type, use(x, "all_gather", loc),
-                                    b.getStringAttr(axis), b.getI64IntegerAttr(axis_size),
-                                    b.getI64IntegerAttr(dimension),
-                                    tiled ? b.getUnitAttr() : UnitAttr()));
+  return resized<jx::AllGatherOp>("all_gather", x, gathered(x.shape(), axis_size, dimension, tiled),
+                                  axis, axis_size, dimension, tiled, loc);
 }
 
 Tensor psum_scatter(const Tensor &x, const std::string &axis, int64_t axis_size,
                     int64_t dimension, bool tiled, SrcLoc loc) {
-  TraceState &s = detail::activeTrace("psum_scatter", loc);
-  OpBuilder &b = s.builder();
-  RankedTensorType type =
-      detail::tensorType(s, scattered(x.shape(), axis_size, dimension, tiled), x.dtype());
-  return wrap(emit<jx::PsumScatterOp>("psum_scatter", loc, type, use(x, "psum_scatter", loc),
-                                      b.getStringAttr(axis), b.getI64IntegerAttr(axis_size),
-                                      b.getI64IntegerAttr(dimension),
-                                      tiled ? b.getUnitAttr() : UnitAttr()));
+  return resized<jx::PsumScatterOp>("psum_scatter", x,
+                                    scattered(x.shape(), axis_size, dimension, tiled), axis,
+                                    axis_size, dimension, tiled, loc);
 }
 
 Tensor ppermute(const Tensor &x, const std::string &axis,

@@ -36,13 +36,13 @@ public:
   size_t size() const { return slots.size(); }
 
   /// Every rank's operand of `op`'s round, in rank order. Nullopt when the
-  /// group stopped: `why` says why, or is empty when another rank failed
-  /// (its error is the one to report).
+  /// group stopped: `why` says why, or is empty when another rank stopped
+  /// it and reported why.
   std::optional<std::vector<Tensor>> exchange(size_t rank, Operation &op, Tensor operand,
                                               std::string &why) {
     std::unique_lock<std::mutex> lock(mutex);
     if (stopped) {
-      why = reason;
+      why.clear(); // the rank that stopped the group said why
       return std::nullopt;
     }
     const uint64_t round = rounds;
@@ -51,10 +51,10 @@ public:
     if (++arrived == size()) {
       for (size_t r = 1; r < size(); ++r)
         if (at[r] != at[0]) {
-          stop("rank " + std::to_string(r) + " reached another collective than rank 0 (" +
-               at[r]->getName().getStringRef().str() + " against " +
-               at[0]->getName().getStringRef().str() + "): the ranks must run the same ones");
-          why = reason;
+          why = "rank " + std::to_string(r) + " reached another collective than rank 0 (" +
+                at[r]->getName().getStringRef().str() + " against " +
+                at[0]->getName().getStringRef().str() + "): the ranks must run the same ones";
+          stop();
           return std::nullopt;
         }
       published.clear();
@@ -70,7 +70,7 @@ public:
     changed.wait(lock, [&] { return rounds != round || stopped || returned > 0; });
     if (rounds != round)
       return published; // the next round needs this rank: `published` is this one's
-    why = stopped ? reason
+    why = stopped ? std::string()
                   : "a rank returned while this one waits in " +
                         op.getName().getStringRef().str() +
                         ": the ranks must reach the same collectives";
@@ -80,7 +80,7 @@ public:
   /// A rank failed (its error reported): the others stop at their next collective.
   void fail() {
     std::lock_guard<std::mutex> lock(mutex);
-    stop("");
+    stop();
   }
   /// A rank returned: a collective still waiting can never complete.
   void finish() {
@@ -90,9 +90,7 @@ public:
   }
 
 private:
-  void stop(std::string why) {
-    if (!stopped)
-      reason = std::move(why);
+  void stop() {
     stopped = true;
     changed.notify_all();
   }
@@ -105,7 +103,6 @@ private:
   size_t arrived = 0, returned = 0;
   uint64_t rounds = 0;
   bool stopped = false;
-  std::string reason;
 };
 
 /// The rank this thread runs, while runSpmd runs it.
@@ -132,10 +129,16 @@ Tensor sumOf(ArrayRef<Tensor> all) {
   return sum;
 }
 
+/// An error every rank meets alike is reported once, by rank 0; the others
+/// just fail.
+bool reportsForAll() { return current.index == 0; }
+
 /// all_gather's and psum_scatter's axis_size must be the group's.
 LogicalResult checkAxisSize(Operation &op, int64_t axisSize, size_t ranks) {
   if (static_cast<size_t>(axisSize) == ranks)
     return success();
+  if (!reportsForAll())
+    return failure();
   return op.emitError() << "axis_size is " << axisSize << " but the group along '" << current.axis
                         << "' has " << ranks << " ranks";
 }
@@ -148,6 +151,8 @@ FailureOr<std::vector<Tensor>> cotangent::interp::detail::evalCollective(
   if (!current.group)
     return op.emitError() << "a collective over mesh axis '" << axis.getValue()
                           << "' needs a group of ranks: run the function with interp::runSpmd";
+  if (axis.getValue() != current.axis && !reportsForAll())
+    return failure();
   if (axis.getValue() != current.axis)
     return op.emitError() << "is over mesh axis '" << axis.getValue()
                           << "', but the ranks run along '" << current.axis << "'";
@@ -194,9 +199,12 @@ FailureOr<std::vector<Tensor>> cotangent::interp::detail::evalCollective(
         ArrayRef<int64_t> perm = o.getPerm();
         std::optional<int64_t> source;
         for (size_t i = 0; i < perm.size(); i += 2) {
-          if (static_cast<size_t>(std::max(perm[i], perm[i + 1])) >= ranks)
+          if (static_cast<size_t>(std::max(perm[i], perm[i + 1])) >= ranks) {
+            if (!reportsForAll())
+              return failure();
             return op.emitError() << "perm names rank " << std::max(perm[i], perm[i + 1])
                                   << " of a group of " << ranks << " ranks";
+          }
           if (static_cast<size_t>(perm[i + 1]) == rank)
             source = perm[i];
         }

@@ -1,17 +1,21 @@
 //===- cotangent-interpret.cpp - Run a jx function on the interpreter -----===//
 //
 // cotangent-interpret FILE.mlir --fn NAME [--arg LITERAL]... [--seed N] [--memory]
+//                     [--ranks AXIS=N]
 //
 // Parses FILE (jx + func dialects), runs @NAME on the reference interpreter
 // and prints each result as an MLIR attribute literal. Arguments are dense
 // attribute literals ("dense<[1.0, 2.0]> : tensor<2xf32>"), in order;
 // arguments not given are drawn from --seed: uniform [-1, 1) for floats,
-// integers in [-5, 5], booleans 0 / 1. Bad input gets a diagnostic with its
-// location and exit code 1.
+// integers in [-5, 5], booleans 0 / 1. With --ranks, @NAME runs as each
+// rank of a simulated group along mesh axis AXIS (its collectives combine
+// them, interp::runSpmd); rank r's random arguments come from seed + r.
+// Bad input gets a diagnostic with its location and exit code 1.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/interpreter/Interpreter.h"
+#include "runtime/interpreter/Spmd.h"
 
 #include "dialects/jx/JxOps.h"
 #include "tools/common/CheckFinite.h"
@@ -57,6 +61,11 @@ llvm::cl::opt<uint64_t, false,
          llvm::cl::desc("Seed of the arguments not given"), llvm::cl::init(0));
 llvm::cl::opt<bool> printMemory(llvm::cl::cat(toolOptions), "memory",
                                 llvm::cl::desc("Print the live and peak bytes"));
+llvm::cl::opt<std::string> ranks(
+    llvm::cl::cat(toolOptions), "ranks",
+    llvm::cl::desc("Run as each rank of a simulated group along a mesh axis, e.g. data=4 (the "
+                   "function's collectives combine the ranks; 1 to 64 ranks)"),
+    llvm::cl::value_desc("AXIS=N"));
 llvm::cl::opt<bool> checkFiniteValues(
     llvm::cl::cat(toolOptions), "check-finite",
     llvm::cl::desc("Report the NaN and Inf in the arguments (warnings) and results (errors); "
@@ -78,8 +87,8 @@ Tensor randomTensor(RankedTensorType type, std::mt19937_64 &rng) {
   return t;
 }
 
-/// The arguments of `fn`: the literals given, then random tensors.
-FailureOr<std::vector<Tensor>> makeArguments(func::FuncOp fn) {
+/// The arguments of `fn`: the literals given, then random tensors from `seed`.
+FailureOr<std::vector<Tensor>> makeArguments(func::FuncOp fn, uint64_t seed) {
   FunctionType type = fn.getFunctionType();
   if (argLiterals.size() > type.getNumInputs())
     return emitError(fn.getLoc()) << "@" << fn.getSymName() << " takes " << type.getNumInputs()
@@ -141,7 +150,47 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  FailureOr<std::vector<Tensor>> args = makeArguments(fn);
+  if (!ranks.empty()) {
+    // AXIS=N: the group's axis and size.
+    auto [axis, count] = llvm::StringRef(ranks).split('=');
+    unsigned n = 0;
+    if (axis.empty() || count.getAsInteger(10, n) || n < 1 || n > 64) {
+      llvm::errs() << "cotangent-interpret: --ranks must be AXIS=N with N from 1 to 64, got '"
+                   << ranks << "'\n";
+      return 1;
+    }
+    if (printMemory) {
+      llvm::errs() << "cotangent-interpret: --memory counts one run; it does not take --ranks\n";
+      return 1;
+    }
+    std::vector<std::vector<Tensor>> perRank;
+    for (unsigned r = 0; r < n; ++r) {
+      FailureOr<std::vector<Tensor>> args = makeArguments(fn, seed + r);
+      if (failed(args))
+        return 1;
+      perRank.push_back(std::move(*args));
+    }
+    auto results = runSpmd(fn, axis, perRank);
+    if (failed(results))
+      return 1;
+    AsmState state(&context, OpPrintingFlags().printLargeElementsAttrWithHex(-1));
+    bool finite = true;
+    for (auto [r, out] : llvm::enumerate(*results)) {
+      for (auto [i, result] : llvm::enumerate(out)) {
+        llvm::outs() << "rank " << r << " result " << i << ": ";
+        result.toAttr().print(llvm::outs(), state);
+        llvm::outs() << "\n";
+      }
+      llvm::outs().flush();
+      finite = finite && (!checkFiniteValues ||
+                          succeeded(::cotangent::tools::checkFinite(
+                              fn.getLoc(), perRank[r], "rank " + std::to_string(r) + " result",
+                              out)));
+    }
+    return finite ? 0 : 1;
+  }
+
+  FailureOr<std::vector<Tensor>> args = makeArguments(fn, seed);
   if (failed(args))
     return 1;
   MemoryStats stats;
