@@ -24,6 +24,9 @@ sys.path.insert(0, HERE)
 if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
     os.environ["COTANGENT_BIN"] = os.path.abspath(sys.argv.pop(1))
 
+# Two CPU devices for the shard_map tests' mesh (before JAX starts).
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=2")
+
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
@@ -51,6 +54,56 @@ def _optax(test):
 def opt_accepts(text):
     """cotangent-opt parses and verifies the module, and splits it."""
     tools.split_module(text)
+
+
+def _fsdp_body(w, x):
+    """Each rank all-gathers its weight shard, and the ranks' losses are summed."""
+    wf = lax.all_gather(w, "data", axis=0, tiled=True)
+    return lax.psum(jnp.sum(jnp.tanh(x @ wf.T)), "data")
+
+
+class ShardMap(unittest.TestCase):
+    """A shard_map'd function is exported as what each rank runs: its body on one shard, with
+    jx's collectives; the interpreter's simulated ranks give JAX's value; remat policies drop
+    the all-gathered weights (the FSDP idiom)."""
+
+    def setUp(self):
+        if len(jax.devices()) < 2:  # pragma: no cover
+            self.skipTest("fewer than 2 JAX devices")
+        from jax.sharding import NamedSharding, PartitionSpec
+        self.mesh = jax.make_mesh((2,), ("data",))
+        self.shard = lambda a: jax.device_put(a, NamedSharding(self.mesh, PartitionSpec("data")))
+        self.spec = PartitionSpec("data"), PartitionSpec()
+
+    def step(self, body):
+        return jax.jit(jax.shard_map(body, mesh=self.mesh, in_specs=(self.spec[0], self.spec[0]),
+                                     out_specs=self.spec[1]))
+
+    def test_exported_per_rank_and_run_on_simulated_ranks(self):
+        w = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+        x = np.linspace(0.5, -0.5, 3, dtype=np.float32).reshape(1, 3)
+        # Both ranks hold the same shards: cotangent-interpret gives each rank the same --arg.
+        step = self.step(_fsdp_body)
+        wg, xg = self.shard(np.concatenate([w, w])), self.shard(np.concatenate([x, x]))
+        text = cj.to_jx(step, wg, xg, name="step")
+        self.assertIn("tensor<2x3xf32>", text.split("\n")[1])  # one shard's shapes
+        self.assertIn('jx.all_gather %0, axis = "data"(2), dimension = 0 tiled', text)
+        self.assertIn('jx.psum', text)
+        ranks = tools.interpret(text, "step", [w, x], ranks=("data", 2))
+        want = float(step(wg, xg))
+        for rank in ranks:
+            self.assertAlmostEqual(float(rank[0]), want, delta=1e-5 * (1 + abs(want)))
+
+    def test_fsdp_policy_drops_the_gathered_weights(self):
+        w, x = self.shard(np.ones((4, 3), np.float32)), self.shard(np.ones((2, 3), np.float32))
+        kept = tools.saved_residuals_of_module(cj.to_jx(self.step(_fsdp_body), w, x, name="step"))
+        dropped = tools.saved_residuals_of_module(cj.to_jx(self.step(jax.checkpoint(
+            _fsdp_body, policy=P.nothing_saveable)), w, x, name="step"))
+        types = lambda report: [r["type"] for r in report["step"]["residuals"]]  # noqa: E731
+        # The whole gathered weight (transposed for the matmul) on every rank, or only its shard.
+        self.assertIn("f32[3,4]", types(kept))
+        self.assertFalse({"f32[3,4]", "f32[4,3]"} & set(types(dropped)))
+        self.assertIn("f32[2,3]", types(dropped))
 
 
 class Refusals(unittest.TestCase):

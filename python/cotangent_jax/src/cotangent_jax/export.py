@@ -206,9 +206,14 @@ _OTHER = {"integer_pow", "square", "exp2", "is_finite", "clamp", "select_n", "do
           "slice", "dynamic_slice", "dynamic_update_slice", "gather", "scatter-add", "pad", "iota",
           "convert_element_type", "argmax", "cumsum", "copy", "copy_p", "optimization_barrier", "name", "remat2", "checkpoint",
           "scan", "cond", "while"}
+# shard_map's collectives over one named mesh axis (jx's collectives); pvary marks a value as
+# varying over an axis (check_vma) and changes nothing.
+_COLLECTIVE = {"psum", "psum_invariant", "pvary", "all_gather", "reduce_scatter", "ppermute",
+               "axis_index"}
 
 #: Every JAX primitive the exporter translates.
-SUPPORTED_PRIMITIVES = frozenset(_UNARY | set(_BINARY) | _COMPARE | _REDUCE | set(_INLINE) | _OTHER)
+SUPPORTED_PRIMITIVES = frozenset(_UNARY | set(_BINARY) | _COMPARE | _REDUCE | set(_INLINE) | _OTHER
+                                 | _COLLECTIVE)
 
 # Parameters that only steer XLA (layout, sharding, precision, unrolling) and change no value.
 _IGNORED_PARAMS = {"sharding", "out_sharding", "precision", "unroll", "_split_transpose", "linear"}
@@ -411,6 +416,46 @@ class _FunctionWriter:
         """`head : x's type -> out's type`, an op of one operand whose result type is written."""
         return region.emit(f"{head} : {x.type} -> {tensor_type(out.shape, out.dtype)}",
                            [(out.shape, out.dtype)], loc)
+
+    # -- collectives ----------------------------------------------------------------------------
+    def collective(self, region, eqn, ins, out, loc, check_params):
+        """A collective over one named mesh axis, as shard_map's body holds it."""
+        name, p, here = eqn.primitive.name, eqn.params, self.where(eqn)
+
+        def axis(key):
+            names = p[key] if isinstance(p[key], (tuple, list)) else (p[key],)
+            if len(names) != 1 or not isinstance(names[0], str):
+                raise UnsupportedTypeError(f"{name} at {here} over the axes {tuple(names)!r}: jx's "
+                                           "collectives take one named axis")
+            if p.get("axis_index_groups") is not None:
+                raise UnsupportedTypeError(f"{name} at {here}: axis_index_groups has no jx counterpart")
+            return _str(names[0])
+
+        if name == "pvary":
+            check_params(("axes",))
+            return list(ins)
+        if name == "axis_index":
+            check_params(("axis_name",))
+            return region.emit(f"jx.axis_index axis = {axis('axis_name')} : {tensor_type((), out.dtype)}",
+                               [((), out.dtype)], loc)
+        x = ins[0]
+        if name in ("psum", "psum_invariant"):
+            check_params(("axes", "axis_index_groups"))
+            if len(ins) != 1:
+                raise UnsupportedTypeError(f"{name} at {here} of {len(ins)} operands: jx.psum takes one")
+            return region.emit(f"jx.psum {x.name}, axis = {axis('axes')} : {x.type}", [(x.shape, x.dtype)],
+                               loc)
+        if name == "ppermute":
+            check_params(("axis_name", "perm"))
+            pairs = [int(i) for pair in p["perm"] for i in pair]
+            return region.emit(f"jx.ppermute {x.name}, axis = {axis('axis_name')}, perm = {_ints(pairs)} : "
+                               f"{x.type}", [(x.shape, x.dtype)], loc)
+        dim = "all_gather_dimension" if name == "all_gather" else "scatter_dimension"
+        check_params((dim, "axis_index_groups", "axis_name", "axis_size", "tiled"))
+        op = "jx.all_gather" if name == "all_gather" else "jx.psum_scatter"
+        tiled = " tiled" if p["tiled"] else ""
+        return self.unary_to(region, f"{op} {x.name}, axis = {axis('axis_name')}({int(p['axis_size'])}), "
+                             f"dimension = {int(p[dim])}{tiled}", x, out, loc)
 
     # -- one equation ---------------------------------------------------------------------------
     def eqn(self, region, eqn, ins):
@@ -631,6 +676,8 @@ class _FunctionWriter:
             rev = " reverse" if p["reverse"] else ""
             return region.emit(f"jx.cumsum {x.name}, axis = {int(p['axis'])}{rev} : {x.type}",
                                [(x.shape, x.dtype)], loc)
+        if name in _COLLECTIVE:
+            return self.collective(region, eqn, ins, out, loc, check_params)
         if name == "optimization_barrier":
             check_params(())
             if not ins:
@@ -1069,7 +1116,7 @@ class Module:
             name = "f_" + name
         if name in self.names:
             raise ExportError(f"the module already has a function @{name}")
-        closed = jax.make_jaxpr(fun)(*example_args)
+        closed = _per_rank(jax.make_jaxpr(fun)(*example_args))
         missing = unsupported_primitives(closed.jaxpr)
         if missing:
             raise UnsupportedPrimitiveError(missing)
@@ -1098,6 +1145,23 @@ class Module:
 
     def text(self):
         return "module {\n" + "\n\n".join(self.functions) + "\n}\n"
+
+
+def _per_rank(closed):
+    """A function that is one shard_map (under jit) as what each rank runs: its body, on one
+    shard's shapes (jx is the per-rank program; its collectives combine the ranks). Anything
+    else as it is."""
+    jaxpr = closed.jaxpr
+    while len(jaxpr.eqns) == 1:
+        eqn = jaxpr.eqns[0]
+        whole = list(eqn.invars) == list(jaxpr.invars) and list(eqn.outvars) == list(jaxpr.outvars)
+        if not whole or eqn.primitive.name not in ("jit", "pjit", "shard_map"):
+            break
+        inner = eqn.params["jaxpr"]
+        if eqn.primitive.name == "shard_map":
+            return inner if isinstance(inner, core.ClosedJaxpr) else core.ClosedJaxpr(inner, ())
+        closed, jaxpr = inner, inner.jaxpr
+    return closed
 
 
 def to_jx(fun, *example_args, name=None, locations=True):

@@ -130,14 +130,25 @@ def literal(value):
     return f"{dense_text(arr, element_type(arr.dtype))} : {tensor_type(arr.shape, arr.dtype)}"
 
 
-def interpret(module_text, fn, args):
-    """Runs `@fn` of a module on the reference interpreter; returns its results as arrays."""
+def interpret(module_text, fn, args, ranks=None):
+    """Runs `@fn` of a module on the reference interpreter; returns its results as arrays. With
+    `ranks=(axis, n)`, runs it as each of n simulated ranks along `axis` (each given `args`) and
+    returns each rank's results."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "module.mlir")
         with open(path, "w") as f:
             f.write(module_text)
-        out = run_tool("cotangent-interpret", [path, f"--fn={fn}"] + [f"--arg={literal(a)}" for a in args])
-    return parse_results(out)
+        flags = [f"--ranks={ranks[0]}={int(ranks[1])}"] if ranks else []
+        out = run_tool("cotangent-interpret", [path, f"--fn={fn}"] + flags
+                       + [f"--arg={literal(a)}" for a in args])
+    if not ranks:
+        return parse_results(out)
+    per_rank = [[] for _ in range(int(ranks[1]))]
+    for line in out.splitlines():
+        if line.startswith("rank "):  # "rank R result I: dense<...> : tensor<...>"
+            rank, _, rest = line[len("rank "):].partition(" ")
+            per_rank[int(rank)] += parse_results(rest)
+    return per_rank
 
 
 def split_module(module_text):
