@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/jx/JxCollectiveOps.h"
 #include "dialects/jx/JxSplit.h"
 #include "conversion/llvm/LoweringPasses.h"
 #include "conversion/llvm/LoweringUtils.h"
@@ -32,8 +33,7 @@ public:
     // Collectives run on the interpreter's simulated ranks only: say so
     // rather than "failed to legalize".
     WalkResult collective = module.walk([](Operation *op) {
-      if (!isa<jx::PsumOp, jx::PmeanOp, jx::AllGatherOp, jx::PsumScatterOp, jx::PpermuteOp,
-               jx::AxisIndexOp>(op))
+      if (!jx::isCollective(op))
         return WalkResult::advance();
       op->emitError() << op->getName()
                       << " is not compiled yet: collectives run on the reference interpreter's "

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/jx/JxCollectiveOps.h"
 #include "dialects/jx/JxOps.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -51,6 +52,10 @@ LogicalResult verifyGatherShapes(Operation *op, RankedTensorType part, RankedTen
 }
 
 } // namespace
+
+bool mlir::jx::isCollective(Operation *op) {
+  return isa<PsumOp, PmeanOp, AllGatherOp, PsumScatterOp, PpermuteOp, AxisIndexOp>(op);
+}
 
 LogicalResult PsumOp::verify() { return verifyAxisName(*this, getAxisName()); }
 

@@ -10,6 +10,7 @@
 #include "runtime/interpreter/Ops.h"
 #include "runtime/interpreter/Spmd.h"
 
+#include "dialects/jx/JxCollectiveOps.h"
 #include "dialects/jx/JxOps.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -44,6 +45,9 @@ Results cotangent::interp::detail::evalOp(Evaluator &evaluator, Operation &op,
   using Binary = Tensor (*)(const Tensor &, const Tensor &);
   auto unary = [&](Unary f) { return one(f(in[0])); };
   auto binary = [&](Binary f) { return one(f(in[0], in[1])); };
+  // Collectives combine the ranks of a simulated group (Spmd.h).
+  if (jx::isCollective(&op))
+    return evalCollective(op, in);
   return llvm::TypeSwitch<Operation *, Results>(&op)
       // Elementwise.
       .Case([&](jx::NegOp) { return unary(negOp); })
@@ -102,9 +106,6 @@ Results cotangent::interp::detail::evalOp(Evaluator &evaluator, Operation &op,
                                 o.getRhsContractingDimensions(), o.getLhsBatchDimensions(),
                                 o.getRhsBatchDimensions(), resultType(o).getElementType()));
       })
-      // Collectives (a simulated group of ranks: Spmd.h).
-      .Case<jx::PsumOp, jx::PmeanOp, jx::AllGatherOp, jx::PsumScatterOp, jx::PpermuteOp,
-            jx::AxisIndexOp>([&](Operation *o) { return evalCollective(*o, in); })
       .Case([&](jx::ReduceSumOp o) { return one(reduceSumOp(in[0], o.getAxes())); })
       .Case([&](jx::ReduceMaxOp o) { return one(reduceMaxOp(in[0], o.getAxes())); })
       .Case([&](jx::ReduceMinOp o) { return one(reduceMinOp(in[0], o.getAxes())); })
