@@ -22,6 +22,7 @@ set(COTANGENT_EXPORTED_LIBRARIES
   lowering      CotangentLowering
   gpu_lowering  CotangentGpuLowering
   analysis      CotangentAnalysis
+  comm          CotangentComm
   host_runtime  CotangentHostRuntime
   runtime       CotangentCpuRuntime
   cuda_driver   CotangentCudaDriver

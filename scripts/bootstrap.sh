@@ -8,7 +8,7 @@ set -euo pipefail
 
 packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libomp-22-dev libfmt-dev catch2
           ninja-build lld ccache cmake g++ libopenblas-dev libboost-graph-dev
-          coinor-libcbc-dev libdnnl-dev pkg-config python3)
+          coinor-libcbc-dev libdnnl-dev pkg-config python3 libopenmpi-dev openmpi-bin)
 [ "${1:-}" = "--sanitize" ] && packages+=(clang-22 libclang-rt-22-dev)
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 # lit configuration for Cotangent's FileCheck suite.
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -36,6 +37,10 @@ if os.path.exists(os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "
 if os.path.exists(os.path.join(config.cotangent_tools_dir, "cotangent-step")):
     config.available_features.add("cotangent-step")
 config.substitutions.append(("%cxx", config.cxx))
+# Open MPI's mpirun and Cotangent's MPI plugin (built where Open MPI is).
+if shutil.which("mpirun") and os.path.exists(
+        os.path.join(config.cotangent_obj_root, "lib", "libCotangentMpi.so")):
+    config.available_features.add("mpi")
 
 # The CUDA driver double (test/gpu/fake-cuda): steps run without a GPU,
 # kernels excepted, with it first on LD_LIBRARY_PATH.

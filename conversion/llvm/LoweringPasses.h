@@ -36,6 +36,11 @@ namespace mlir::cotangent {
 /// `jx.optimization_barrier` (`@__jx_optimization_barrier_0`, ...).
 inline constexpr llvm::StringLiteral kBarrierPrefix = "__jx_optimization_barrier_";
 
+/// How one-shot bufferization turns jx collectives into calls of the
+/// runtime's `@cotangent_collective` (CollectiveBufferization.cpp);
+/// jx-to-linalg adds it to the context it runs in.
+void registerCollectiveBufferization(DialectRegistry &registry);
+
 /// The textual form of the `jx-lower-to-llvm` pipeline (on a builtin.module),
 /// for `parsePassPipeline` and the docs.
 std::string getLowerToLLVMPipeline();
@@ -57,6 +62,8 @@ struct BufferizationOptions {
   bool lowFloatBlas = true;
   /// Free each buffer right after its last use instead of at its block's end.
   bool hoistDeallocations = true;
+  /// Compile collectives into runtime calls (the CPU's MPI); refused elsewhere.
+  bool collectives = true;
 };
 
 /// jx on tensors -> linalg -> fused -> buffers (one-shot bufferization,

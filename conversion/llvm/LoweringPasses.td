@@ -8,7 +8,8 @@ include "mlir/Pass/PassBase.td"
 def JxToLinalgPass : Pass<"jx-to-linalg", "mlir::ModuleOp"> {
   let summary = "Lower every jx op to linalg, tensor, arith, math and scf on tensors";
   let description = [{
-    A partial dialect conversion in which the whole jx dialect is illegal:
+    A partial dialect conversion in which the jx dialect is illegal, except
+    its collectives:
 
     - elementwise ops become one `linalg.generic` each (f16/bf16 compute in
       f32 and round each result, as the reference interpreter does); integer
@@ -27,7 +28,11 @@ def JxToLinalgPass : Pass<"jx-to-linalg", "mlir::ModuleOp"> {
     - `jx.optimization_barrier` becomes a call to an external function
       `@__jx_optimization_barrier_N` whose arguments are read-only, which no
       tensor-level pass can see through; `--jx-lower-optimization-barriers`
-      replaces it after bufferization.
+      replaces it after bufferization;
+    - collectives (`jx.psum`, `jx.all_gather`, ...) stay as they are: one-shot
+      bufferization gives each a result buffer and a call of the runtime's
+      `@cotangent_collective` (MPI under `mpirun`, else one process); with
+      `collectives=false` (the GPU pipeline's) they are refused.
 
     Public functions get `llvm.emit_c_interface`, and their arguments
     `bufferization.writable = false` (the caller owns them). The jx
@@ -49,7 +54,11 @@ def JxToLinalgPass : Pass<"jx-to-linalg", "mlir::ModuleOp"> {
            "A dot_general of bf16 (or f16) operands into a bf16 (f16) result multiplies "
            "the operands as they are into an f32 product (rounded once at the end), "
            "instead of converting them to f32 first: a GEMM that reads low floats and "
-           "accumulates in f32 (cuBLAS's; the CPU's BLAS has none)">
+           "accumulates in f32 (cuBLAS's; the CPU's BLAS has none)">,
+    Option<"collectives", "collectives", "bool", /*default=*/"true",
+           "Keep jx collectives (psum, all_gather, ...) for one-shot bufferization to turn "
+           "into calls of the runtime's @cotangent_collective (MPI on the CPU); false "
+           "refuses them with a located error (the GPU pipeline's, until NCCL)">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",

@@ -60,7 +60,8 @@ void cotangent::buildJxToBuffersPipeline(OpPassManager &pm,
                                          const BufferizationOptions &options) {
   pm.addPass(createInlinerPass());
   pm.addPass(createJxToLinalgPass(
-      JxToLinalgPassOptions{.lowFloatMatmulOperands = options.blas && options.lowFloatBlas}));
+      JxToLinalgPassOptions{.lowFloatMatmulOperands = options.blas && options.lowFloatBlas,
+                            .collectives = options.collectives}));
   // Private functions nothing calls any more: the split's halves once
   // inlined into the step, a primal the step does not need. Until
   // jx-to-linalg dropped the split contract, its symbol references kept them.

@@ -57,6 +57,30 @@ bool mlir::jx::isCollective(Operation *op) {
   return isa<PsumOp, PmeanOp, AllGatherOp, PsumScatterOp, PpermuteOp, AxisIndexOp>(op);
 }
 
+LogicalResult mlir::jx::checkGroupSize(Operation *root, int64_t ranks, const char *launch) {
+  WalkResult walk = root->walk([&](Operation *op) {
+    std::optional<int64_t> size;
+    if (auto gather = dyn_cast<AllGatherOp>(op))
+      size = gather.getAxisSize();
+    if (auto scatter = dyn_cast<PsumScatterOp>(op))
+      size = scatter.getAxisSize();
+    if (size && *size != ranks) {
+      op->emitError() << "axis_size is " << *size << " but the group has " << ranks << " rank"
+                      << (ranks == 1 ? "" : "s") << " (" << launch << ")";
+      return WalkResult::interrupt();
+    }
+    if (auto permute = dyn_cast<PpermuteOp>(op))
+      for (int64_t r : permute.getPerm())
+        if (r >= ranks) {
+          op->emitError() << "perm names rank " << r << " of a group of " << ranks << " rank"
+                          << (ranks == 1 ? "" : "s") << " (" << launch << ")";
+          return WalkResult::interrupt();
+        }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 LogicalResult PsumOp::verify() { return verifyAxisName(*this, getAxisName()); }
 
 LogicalResult PmeanOp::verify() { return verifyAxisName(*this, getAxisName()); }

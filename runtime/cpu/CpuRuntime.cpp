@@ -13,6 +13,9 @@
 #include "runtime/cpu/Threads.h"
 
 #include "conversion/llvm/LoweringPasses.h"
+#include "dialects/jx/JxCollectiveOps.h"
+#include "runtime/comm/Collectives.h"
+#include "runtime/comm/Communicator.h"
 
 #include "mlir/Pass/PassManager.h"
 
@@ -54,12 +57,19 @@ host::JitTarget cpuTarget(const CompileOptions &options) {
       {"_mlir_ciface_cotangent_batch_matmul_bf16",
        reinterpret_cast<void *>(&_mlir_ciface_cotangent_batch_matmul_bf16)},
       {"_mlir_ciface_cotangent_batch_matmul_f16",
-       reinterpret_cast<void *>(&_mlir_ciface_cotangent_batch_matmul_f16)}};
+       reinterpret_cast<void *>(&_mlir_ciface_cotangent_batch_matmul_f16)},
+      {"cotangent_collective", reinterpret_cast<void *>(&cotangent_collective)}};
   return target;
 }
 
 llvm::FailureOr<std::unique_ptr<CpuModule>> CpuModule::compile(ModuleOp module,
                                                                const CompileOptions &options) {
+  // Collectives run on the job's group: their axis sizes must be its size.
+  const int ranks = comm::world().size();
+  if (failed(jx::checkGroupSize(module, ranks,
+                                comm::launchedByMpi() ? "started by mpirun" : "one process; "
+                                "start it with mpirun -np N for more")))
+    return failure();
   std::unique_ptr<CpuModule> result(new CpuModule());
   if (failed(result->load(module, cpuTarget(options))))
     return failure();

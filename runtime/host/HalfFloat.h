@@ -2,8 +2,9 @@
 //
 // The bits of a bf16 or an IEEE f16 as the f32 they stand for, exactly
 // (every such value is an f32): what the CPU runtime's low-float matmul
-// widens its operands with, and what cotangent-step reads arrays with. No
-// MLIR: both run without it.
+// widens its operands with, and what cotangent-step reads arrays with; and
+// an f32 rounded to either (to nearest, ties to even), as the collectives'
+// f32 sums are. No MLIR: they run without it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +33,18 @@ inline float f16ToFloat(uint16_t h) {
                                          : sign | ((exponent + 112) << 23) | (mantissa << 13);
   return std::bit_cast<float>(bits);
 }
+
+/// `f` rounded to the nearest bf16 (ties to even); NaNs stay NaNs.
+inline uint16_t floatToBf16(float f) {
+  const uint32_t bits = std::bit_cast<uint32_t>(f);
+  if (std::isnan(f))
+    return static_cast<uint16_t>((bits >> 16) | 0x40u);
+  return static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+
+/// `f` rounded to the nearest IEEE f16 (ties to even, subnormals, overflow
+/// to infinity), by the compiler's own conversion.
+inline uint16_t floatToF16(float f) { return std::bit_cast<uint16_t>(static_cast<_Float16>(f)); }
 
 } // namespace cotangent::host
 

@@ -191,6 +191,8 @@ int main(int argc, char **argv) {
   registry.insert<jx::JxDialect>();
   // memory_budget policies are solved against the memory plan.
   mlir::cotangent::registerPeakOracle(registry);
+  // jx collectives bufferize into runtime calls (--one-shot-bufferize alone too).
+  mlir::cotangent::registerCollectiveBufferization(registry);
 
   llvm::cl::AddExtraVersionPrinter(::cotangent::tools::printCotangentVersion);
   std::vector<char *> args(argv, argv + argc);

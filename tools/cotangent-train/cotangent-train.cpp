@@ -16,11 +16,18 @@
 // (checkpoint/Safetensors, atomically, the last --keep kept); --resume
 // continues from the newest good checkpoint bit for bit.
 //
+// Under mpirun (or with --nproc N, which starts it), each process takes
+// --batch rows of a job batch of N x --batch and the step averages the
+// gradients over the group (pmean; with --zero 1, optim::zero1 shards
+// AdamW's state instead); rank 0 prints, logs and writes the checkpoints,
+// which hold the whole state (TrainGroup.h).
+//
 //===----------------------------------------------------------------------===//
 
 #include "tools/common/CheckFinite.h"
 #include "tools/common/CommandLine.h"
 #include "tools/cotangent-train/TrainCheckpoint.h"
+#include "tools/cotangent-train/TrainGroup.h"
 
 #include "analysis/PeakOracle.h"
 #include "data/Batches.h"
@@ -29,9 +36,11 @@
 #include "runtime/cpu/BlasCore.h"
 #include "runtime/interpreter/Interpreter.h"
 #include "tracer/Array.h"
+#include "tracer/Collectives.h"
 #include "tracer/Jit.h"
 #include "tracer/optim/Losses.h"
 #include "tracer/optim/Schedules.h"
+#include "tracer/optim/Sharded.h"
 #include "tracer/optim/Transforms.h"
 
 #include "llvm/Support/JSON.h"
@@ -115,6 +124,14 @@ tools::UnsignedOpt<1> printEvery(cl::cat(toolOptions), "print-every", cl::init(1
                                  cl::desc("print every N-th step's line (default 1; the log gets all)"));
 cl::opt<std::string> logPath(cl::cat(toolOptions), "log",
                              cl::desc("append one JSON line per step here"), cl::value_desc("file"));
+tools::UnsignedOpt<0, 4096> nproc(cl::cat(toolOptions), "nproc", cl::init(0),
+                                  cl::desc("train on N processes: starts this command under "
+                                           "Open MPI's mpirun -np N; each takes --batch rows of "
+                                           "a job batch of N x --batch"));
+tools::UnsignedOpt<0, 1> zeroStage(cl::cat(toolOptions), "zero", cl::init(0),
+                                   cl::desc("ZeRO stage: 1 splits AdamW's state across the "
+                                            "processes (gradients reduce-scattered, each updates "
+                                            "its block, the updates all-gathered)"));
 cl::opt<double> peakTflops(cl::cat(toolOptions), "peak-tflops", cl::init(0),
                            cl::desc("the machine's peak f32 TFLOP/s for MFU (default: measured "
                                     "with a 1024^3 matmul at the start)"));
@@ -176,6 +193,13 @@ interp::Tensor ints(const std::vector<int32_t> &v, int64_t b, int64_t t) {
   return array::from(v, {b, t});
 }
 
+/// This rank's rows (`rows` from `first`) of a job batch, inputs and targets.
+std::pair<interp::Tensor, interp::Tensor> rowsOf(const data::Batch &b, int64_t first,
+                                                 int64_t rows) {
+  return {ints(train::rowsOf(b.inputs, first, rows, b.seq), rows, b.seq),
+          ints(train::rowsOf(b.targets, first, rows, b.seq), rows, b.seq)};
+}
+
 /// "file:line:col" of `loc` (through names and call sites), or its text.
 std::string where(mlir::Location loc) {
   if (auto file = loc->findInstanceOf<mlir::FileLineColLoc>())
@@ -229,6 +253,17 @@ int main(int argc, char **argv) {
     return verify();
   if (!positional.empty())
     return fail("unexpected argument '" + positional[0] + "' (the commands are prepare and verify)");
+  if (nproc > 0) {
+    if (comm::launchedByMpi())
+      return fail("--nproc: this process was started by mpirun already");
+    return fail(train::relaunchUnderMpirun(argc, argv, nproc));
+  }
+  // The job's processes (one without mpirun); rank 0 speaks for all.
+  comm::Communicator &group = comm::world();
+  const int ranks = group.size(), rank = group.rank();
+  if (rank != 0 && !std::freopen("/dev/null", "w", stdout))
+    return fail("cannot silence rank " + std::to_string(rank) + "'s output");
+  const int64_t jobBatch = static_cast<int64_t>(batch) * ranks, firstRow = rank * batch;
 
   std::optional<gpt2::Config> config = gpt2::preset(preset);
   if (!config) {
@@ -269,10 +304,10 @@ int main(int argc, char **argv) {
     if (t >= config->vocab_size)
       return fail(dataPath + ": token " + std::to_string(t) + " is outside " + config->name +
                   "'s vocabulary of " + std::to_string(config->vocab_size));
-  auto sampler = data::BatchSampler::make(trainTokens, batch, seq, seed, error);
+  auto sampler = data::BatchSampler::make(trainTokens, jobBatch, seq, seed, error);
   if (!sampler)
     return fail(dataPath + ": " + error);
-  auto valSampler = data::BatchSampler::make(valTokens, batch, seq, seed + 1, error);
+  auto valSampler = data::BatchSampler::make(valTokens, jobBatch, seq, seed + 1, error);
   if (!valSampler)
     return fail((valPath.empty() ? dataPath + " (its validation tail)" : valPath.getValue()) + ": " +
                 error);
@@ -309,14 +344,17 @@ int main(int argc, char **argv) {
     // nanoGPT's rule: the matrices decay, biases and LayerNorm weights do not.
     return path.find("['bias']") == std::string::npos && path.find("ln_") == std::string::npos;
   };
+  // Under ZeRO-1 the transformations see blocks: the norm is the group's.
+  const bool zero = zeroStage == 1;
   std::vector<optim::GradientTransformation> chain;
   if (clip > 0)
-    chain.push_back(optim::clip_by_global_norm(clip));
+    chain.push_back(optim::clip_by_global_norm(clip, zero ? "data" : ""));
   chain.push_back(optim::adamw(
       optim::warmup_cosine_decay_schedule(0.0, lr, warmup, std::max<int64_t>(steps, warmup + 1),
                                           lr * 0.1),
       {.b1 = 0.9, .b2 = 0.95, .eps = 1e-8}, weightDecay, decayed));
-  const optim::GradientTransformation tx = optim::chain(chain);
+  const optim::GradientTransformation adamw = optim::chain(chain);
+  const optim::GradientTransformation tx = zero ? optim::zero1(adamw, "data", ranks) : adamw;
 
   auto loss = [&](const gpt2::Params<Tensor> &p, const Tensor &ids, const Tensor &targets) {
     return gpt2::loss(*config, p, ids, targets, modelOptions);
@@ -324,8 +362,15 @@ int main(int argc, char **argv) {
   auto trainStep = [&](const gpt2::Params<Tensor> &p, const optim::State &state, const Tensor &ids,
                        const Tensor &targets) {
     auto [value, grads] = value_and_grad(loss, argnums<0>)(p, ids, targets);
+    if (ranks > 1 && !zero) { // data parallel: the group's mean gradient
+      std::vector<Tensor> leaves = flatten(grads);
+      for (Tensor &g : leaves)
+        g = lax::pmean(g, "data");
+      grads = unflatten(grads, leaves);
+    }
     auto [updates, next] = optim::update(tx, grads, state, p);
-    return std::tuple{optim::apply_updates(p, updates), next, value};
+    return std::tuple{optim::apply_updates(p, updates), next,
+                      ranks > 1 ? lax::pmean(value, "data") : value};
   };
 
   try {
@@ -340,12 +385,24 @@ int main(int argc, char **argv) {
     }
     state.opt_state =
         jit([&](const gpt2::Params<Tensor> &p) { return optim::init(tx, p); })(state.params);
-    const train::RunIdentity run{config->name, batch, seq, seed};
+    // Checkpoints hold the whole state: under ZeRO-1, its shape is the
+    // unsharded optimizer's (this rank holds blocks of it).
+    train::TrainState whole;
+    if (zero)
+      whole = {state.params,
+               jit([&](const gpt2::Params<Tensor> &p) { return optim::init(adamw, p); })(
+                   state.params),
+               0};
+    const train::RunIdentity run{config->name, jobBatch, seq, seed};
     if (resume) {
-      auto refused = [](const std::string &why) {
-        std::cerr << "cotangent-train: refusing checkpoint " << why << "\n";
+      auto refused = [&](const std::string &why) {
+        if (rank == 0)
+          std::cerr << "cotangent-train: refusing checkpoint " << why << "\n";
       };
-      if (auto restored = train::latestCheckpoint(checkpointDir, state, run, refused)) {
+      if (auto restored =
+              train::latestCheckpoint(checkpointDir, zero ? whole : state, run, refused)) {
+        if (zero)
+          restored->opt_state = train::blocksOf(restored->opt_state, state.opt_state, rank);
         state = std::move(*restored);
         std::cout << "resumed from " << train::checkpointPath(checkpointDir, state.step)
                   << " at step " << state.step << "\n";
@@ -360,8 +417,15 @@ int main(int argc, char **argv) {
               << " parameters, " << dtype << " matmuls, batch " << batch << " x " << seq << " tokens, "
               << flopsPerStep / 1e9 << " GFLOP a step, peak " << peak
               << " TFLOP/s (" << (peakTflops > 0 ? "given" : "measured matmul") << ")\n";
+    if (ranks > 1)
+      std::cout << ranks << " processes on " << group.name() << ": each " << batch
+                << " rows of a job batch of " << jobBatch << ", gradients "
+                << (zero ? "reduce-scattered (ZeRO-1: each holds 1/" + std::to_string(ranks) +
+                               " of AdamW's state)"
+                         : std::string("averaged (pmean)"))
+                << "\n";
     std::ofstream log;
-    if (!logPath.empty()) {
+    if (!logPath.empty() && rank == 0) {
       log.open(logPath, std::ios::app);
       if (!log)
         return fail(logPath + ": cannot open for appending");
@@ -385,15 +449,14 @@ int main(int argc, char **argv) {
           {"no checkpoint", std::nullopt},
           {"dots_saveable per block", policies::dots_saveable()},
           {"nothing_saveable per block", policies::nothing_saveable()}};
-      data::Batch b = sampler->at(0);
+      auto [probeIds, probeTargets] = rowsOf(sampler->at(0), firstRow, batch);
       // The probes run donated, as the run will, on copies of the state.
       std::string tried;
       bool fits = false;
       for (const auto &[name, candidate] : candidates) {
         modelOptions.block_policy = candidate;
         auto probe = jit(trainStep, {.donate = {0, 1}, .target = device});
-        probe(copyOf(state.params), copyOf(state.opt_state), ints(b.inputs, batch, seq),
-              ints(b.targets, batch, seq));
+        probe(copyOf(state.params), copyOf(state.opt_state), probeIds, probeTargets);
         const double stepBytes = static_cast<double>(probe.last_stats().peakBytes);
         const double peakBytes = static_cast<double>(heldBytes) + stepBytes;
         if (!budget)
@@ -421,21 +484,33 @@ int main(int argc, char **argv) {
       double sum = 0;
       const int batches = 4;
       for (int i = 0; i < batches; ++i) {
-        data::Batch b = valSampler->at(static_cast<uint64_t>(i));
-        sum += evalLoss(state.params, ints(b.inputs, batch, seq), ints(b.targets, batch, seq))
-                   .getDouble(0);
+        auto [ids, targets] = rowsOf(valSampler->at(static_cast<uint64_t>(i)), firstRow, batch);
+        sum += evalLoss(state.params, ids, targets).getDouble(0);
       }
-      return sum / batches;
+      // The job's: every rank's rows weigh the same.
+      double jobSum = 0;
+      group.allReduceSum(&sum, &jobSum, 1, comm::ElementKind::F64);
+      return jobSum / batches / ranks;
     };
+    // Every rank calls it (the gather is collective); rank 0 writes, and
+    // all agree on the outcome before going on.
     auto save = [&]() -> bool {
       if (checkpointDir.empty())
         return true;
-      if (auto why = train::saveCheckpoint(checkpointDir, state, run, keep)) {
+      std::optional<std::string> why;
+      if (zero) {
+        train::TrainState full{state.params,
+                               train::gatherBlocks(state.opt_state, whole.opt_state, group),
+                               state.step};
+        if (rank == 0)
+          why = train::saveCheckpoint(checkpointDir, full, run, keep);
+      } else if (rank == 0) {
+        why = train::saveCheckpoint(checkpointDir, state, run, keep);
+      }
+      if (why)
         std::cerr << "cotangent-train: error: checkpoint at step " << state.step
                   << " not written: " << *why << " (the previous checkpoints are kept)\n";
-        return false;
-      }
-      return true;
+      return train::allAgree(!why, group);
     };
     // A fresh run saves its initialization too (step 0): a reference run
     // elsewhere (test/jax/gen_train_reference.py) starts from the same.
@@ -449,18 +524,19 @@ int main(int argc, char **argv) {
                                           : "opt_state" + path.substr(3));
       return "";
     };
-    const bool terminal = ::isatty(STDOUT_FILENO);
+    // Under mpirun, rank 0's output is a pseudo-terminal even into a pipe.
+    const bool terminal = ::isatty(STDOUT_FILENO) && !comm::launchedByMpi();
     std::string lastSaved = checkpointDir.empty() ? "" : train::checkpointPath(checkpointDir, state.step);
     while (state.step < steps) {
       data::Batch b = sampler->at(state.step);
+      auto [ids, targets] = rowsOf(b, firstRow, batch);
       // What --check-finite re-runs a bad step from: a copy, as the step
       // is given the state's own arrays (donated).
       std::optional<train::TrainState> before;
       if (checkFinite)
         before = train::TrainState{copyOf(state.params), copyOf(state.opt_state), state.step};
       auto start = std::chrono::steady_clock::now();
-      auto [params, opt, value] =
-          step(state.params, state.opt_state, ints(b.inputs, batch, seq), ints(b.targets, batch, seq));
+      auto [params, opt, value] = step(state.params, state.opt_state, ids, targets);
       // On the GPU the step returns once queued: reading the loss waits for it.
       const double lossValue = value.getDouble(0);
       double seconds =
@@ -468,7 +544,8 @@ int main(int argc, char **argv) {
       state.params = std::move(params);
       state.opt_state = std::move(opt);
       ++state.step;
-      const double tokensPerSecond = static_cast<double>(batch * seq) / seconds;
+      // The job's tokens: every rank's rows.
+      const double tokensPerSecond = static_cast<double>(jobBatch * seq) / seconds;
       const double mfu = flopsPerStep / seconds / (peak * 1e12);
       const int64_t peakBytes = heldBytes + step.last_stats().peakBytes;
       std::optional<double> valLoss;
@@ -502,17 +579,19 @@ int main(int argc, char **argv) {
       std::string bad = !std::isfinite(lossValue) ? "the loss"
                         : checkFinite                ? nonFiniteLeaf(state)
                                                      : "";
+      // Under ZeRO-1 a rank's blocks are its own: all stop if any must.
+      if (checkFinite && ranks > 1 && !train::allAgree(bad.empty(), group) && bad.empty())
+        bad = "another process's optimizer state";
       if (!bad.empty()) {
         std::string message = "step " + std::to_string(state.step) + ": " + bad + " holds NaN or Inf";
-        if (checkFinite) {
+        // Re-run on the reference interpreter to find the op (one process:
+        // the interpreter's collectives run on simulated ranks, not MPI).
+        if (checkFinite && ranks == 1) {
           trace traced({.name = "train_step", .context = &defaultContext()}, trainStep,
-                       before->params, before->opt_state, ints(b.inputs, batch, seq),
-                       ints(b.targets, batch, seq));
+                       before->params, before->opt_state, ids, targets);
           std::vector<interp::Tensor> args;
           for (const auto &[path, t] :
-               flattenValues(std::tuple{before->params, before->opt_state, ints(b.inputs, batch, seq),
-                                        ints(b.targets, batch, seq)},
-                             ""))
+               flattenValues(std::tuple{before->params, before->opt_state, ids, targets}, ""))
             args.push_back(t);
           message += "; " + firstNonFinite(traced.func(), args);
         }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tracer/optim/Transforms.h"
+#include "tracer/Collectives.h"
 
 #include <cstdint>
 #include <limits>
@@ -96,12 +97,12 @@ GradientTransformation optim::add_decayed_weights(double weight_decay, Mask mask
   return tx;
 }
 
-GradientTransformation optim::clip_by_global_norm(double max_norm) {
+GradientTransformation optim::clip_by_global_norm(double max_norm, std::string axis) {
   if (!(max_norm > 0))
     throw TraceError("clip_by_global_norm: max_norm must be positive, got " + std::to_string(max_norm));
   GradientTransformation tx;
   tx.init = [](const Leaves &) { return State{}; };
-  tx.update = [max_norm](Leaves &updates, const State &, const Leaves &) {
+  tx.update = [max_norm, axis](Leaves &updates, const State &, const Leaves &) {
     if (updates.empty())
       return State{};
     // optax.tree.norm: the square root of the sum, leaf by leaf, of each
@@ -111,6 +112,8 @@ GradientTransformation optim::clip_by_global_norm(double max_norm) {
       Tensor s = np::sum(g * g);
       total = total.valid() ? total + s : s;
     }
+    if (!axis.empty())
+      total = lax::psum(total, axis);
     Tensor norm = np::sqrt(total);
     Tensor trigger = np::less(norm, max_norm);
     for (auto &[path, g] : updates)

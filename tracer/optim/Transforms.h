@@ -42,8 +42,10 @@ GradientTransformation trace(double decay, bool nesterov = false);
 /// optax.add_decayed_weights: updates + weight_decay * params, where `mask` holds.
 GradientTransformation add_decayed_weights(double weight_decay = 0.0, Mask mask = {});
 /// optax.clip_by_global_norm: every update scaled by max_norm / ||updates||
-/// when that norm (over all leaves) is at least max_norm.
-GradientTransformation clip_by_global_norm(double max_norm);
+/// when that norm (over all leaves) is at least max_norm. With `axis`, the
+/// leaves are blocks split across that mesh axis's ranks (zero1's): the
+/// norm is the whole group's (its square psum'd).
+GradientTransformation clip_by_global_norm(double max_norm, std::string axis = "");
 /// optax.scale: updates * step_size.
 GradientTransformation scale(double step_size);
 /// optax.scale_by_schedule: updates * schedule(count); count + 1.
