@@ -1,13 +1,16 @@
 //===- CollectiveBufferization.cpp - jx collectives become runtime calls --===//
 //
 // jx-to-linalg leaves the collectives as they are; one-shot bufferization
-// turns each into a new buffer for its result and one call
+// turns each into a new buffer for its result and two calls
 //
-//   func.call @cotangent_collective(%kind, %element, %elementBytes,
-//                                   %in, %out, %outer, %inner, %perm, %pairs)
+//   %ticket = func.call @cotangent_collective_start(%kind, %element,
+//       %elementBytes, %in, %out, %outer, %inner, %perm, %pairs)
+//   func.call @cotangent_collective_wait(%ticket)
 //
 // into the runtime (runtime/comm/Collectives.h), which runs it on the job's
-// group (MPI under mpirun, else one process). Operand and result are
+// group (MPI under mpirun, else one process) on its communication thread;
+// --jx-defer-collective-waits later moves the wait down to the first use of
+// either buffer. Operand and result are
 // contiguous buffers passed by address, their shapes as the two extents the
 // collective's layout needs; a strided operand is copied first. ppermute's
 // pairs are a constant global. The result buffer is an ordinary allocation:
@@ -35,7 +38,6 @@ using ::cotangent::comm::ElementKind;
 
 namespace {
 
-constexpr llvm::StringLiteral kEntry = "cotangent_collective";
 
 std::optional<ElementKind> elementKindOf(Type t) {
   if (t.isF32())
@@ -99,16 +101,14 @@ CallShape callShape(Operation *op) {
       .Default([](Operation *) { return CallShape{CollectiveKind::AxisIndex, 1, 1}; });
 }
 
-/// `@cotangent_collective`'s declaration in `module`, made on first use (at
+/// The runtime function `name` declared in `module`, made on first use (at
 /// the module's end: bufferization may be walking its functions).
-func::FuncOp entryDeclaration(ModuleOp module, OpBuilder &b) {
-  if (auto fn = module.lookupSymbol<func::FuncOp>(kEntry))
+func::FuncOp declaration(ModuleOp module, OpBuilder &b, StringRef name, FunctionType type) {
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
     return fn;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(module.getBody());
-  Type i64 = b.getI64Type(), index = b.getIndexType();
-  auto type = b.getFunctionType({i64, i64, i64, index, index, i64, i64, index, i64}, {});
-  auto fn = func::FuncOp::create(b, module.getLoc(), kEntry, type);
+  auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
   fn.setPrivate();
   return fn;
 }
@@ -134,16 +134,24 @@ Value pairsAddress(ModuleOp module, RewriterBase &rewriter, Location loc, ArrayR
 template <typename OpTy>
 struct CollectiveBufferization
     : public BufferizableOpInterface::ExternalModel<CollectiveBufferization<OpTy>, OpTy> {
+  /// psum and pmean reduce in place (MPI_IN_PLACE): a gradient's reduction
+  /// needs no second buffer where the analysis finds the operand dead after
+  /// it (else it copies the operand first, as for any in-place op).
+  static constexpr bool kInPlace =
+      std::is_same_v<OpTy, jx::PsumOp> || std::is_same_v<OpTy, jx::PmeanOp>;
+
   bool bufferizesToMemoryRead(Operation *, OpOperand &, const AnalysisState &) const {
     return true;
   }
   bool bufferizesToMemoryWrite(Operation *, OpOperand &, const AnalysisState &) const {
-    return false;
+    return kInPlace;
   }
-  AliasingValueList getAliasingValues(Operation *, OpOperand &, const AnalysisState &) const {
+  AliasingValueList getAliasingValues(Operation *op, OpOperand &, const AnalysisState &) const {
+    if (kInPlace)
+      return {{op->getResult(0), BufferRelation::Equivalent}};
     return {};
   }
-  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+  bool bufferizesToAllocation(Operation *, Value) const { return !kInPlace; }
 
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter, const BufferizationOptions &options,
                           BufferizationState &state) const {
@@ -163,39 +171,53 @@ struct CollectiveBufferization
       return memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, buffer);
     };
     auto zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value in = zero;
+    Value in = zero, operandBuffer, contiguous;
     if (op->getNumOperands() == 1) {
       FailureOr<Value> buffer = getBuffer(rewriter, op->getOperand(0), options, state);
       if (failed(buffer))
         return failure();
-      Value operand = *buffer;
-      auto type = cast<MemRefType>(operand.getType());
+      operandBuffer = contiguous = *buffer;
+      auto type = cast<MemRefType>(contiguous.getType());
       if (!type.getLayout().isIdentity()) { // a strided view: made contiguous
         FailureOr<Value> copy = options.createAlloc(
             rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()), {});
-        if (failed(copy) || failed(options.createMemCpy(rewriter, loc, operand, *copy)))
+        if (failed(copy) || failed(options.createMemCpy(rewriter, loc, contiguous, *copy)))
           return failure();
-        operand = *copy;
+        contiguous = *copy;
       }
-      in = address(operand);
+      in = address(contiguous);
     }
-    FailureOr<Value> out = options.createAlloc(
-        rewriter, loc, MemRefType::get(resultType.getShape(), elementType), {});
+    FailureOr<Value> out = contiguous;
+    if (!kInPlace)
+      out = options.createAlloc(rewriter, loc, MemRefType::get(resultType.getShape(), elementType),
+                                {});
     if (failed(out))
       return failure();
 
     auto module = op->template getParentOfType<ModuleOp>();
-    func::FuncOp entry = entryDeclaration(module, rewriter);
+    Type i64Type = rewriter.getI64Type(), index = rewriter.getIndexType();
+    func::FuncOp start = declaration(
+        module, rewriter, mlir::cotangent::kCollectiveStart,
+        rewriter.getFunctionType(
+            {i64Type, i64Type, i64Type, index, index, i64Type, i64Type, index, i64Type}, {i64Type}));
+    func::FuncOp wait = declaration(module, rewriter, mlir::cotangent::kCollectiveWait,
+                                    rewriter.getFunctionType({i64Type}, {}));
     auto i64 = [&](int64_t v) -> Value {
       return arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(), v);
     };
     Value perm = shape.perm.empty() ? Value(zero) : pairsAddress(module, rewriter, loc, shape.perm);
-    func::CallOp::create(
-        rewriter, loc, entry,
+    auto ticket = func::CallOp::create(
+        rewriter, loc, start,
         ValueRange{i64(static_cast<int64_t>(shape.kind)),
                    i64(kind ? static_cast<int64_t>(*kind) : -1), i64(elementBytes), in,
                    address(*out), i64(shape.outer), i64(shape.inner), perm,
                    i64(static_cast<int64_t>(shape.perm.size() / 2))});
+    func::CallOp::create(rewriter, loc, wait, ticket.getResults());
+    if (kInPlace && contiguous != operandBuffer) { // back into the strided operand
+      if (failed(options.createMemCpy(rewriter, loc, contiguous, operandBuffer)))
+        return failure();
+      out = operandBuffer;
+    }
     replaceOpWithBufferizedValues(rewriter, op, *out);
     return success();
   }

@@ -4,10 +4,12 @@
 // just after the buffer's last use there, following views (any op that takes
 // the buffer, or a view of it, and returns a memref). Only earlier frees
 // change: the buffer is dead after that op, whatever path its views took.
+// A buffer handed to a compiled collective is in use until its wait.
 //
 //===----------------------------------------------------------------------===//
 
 #include "conversion/llvm/LoweringPasses.h"
+#include "conversion/llvm/LoweringUtils.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -59,6 +61,12 @@ private:
         Operation *inBlock = block->findAncestorOpInBlock(*user);
         if (!inBlock)
           return; // used outside this block: leave it alone
+        // A collective reads or writes it until its wait returns.
+        if (Operation *wait = cotangent::lowering::collectiveWaitOf(user)) {
+          inBlock = block->findAncestorOpInBlock(*wait);
+          if (!inBlock)
+            return;
+        }
         if (position.at(last) < position.at(inBlock))
           last = inBlock;
         for (Value r : user->getResults())

@@ -36,9 +36,13 @@ namespace mlir::cotangent {
 /// `jx.optimization_barrier` (`@__jx_optimization_barrier_0`, ...).
 inline constexpr llvm::StringLiteral kBarrierPrefix = "__jx_optimization_barrier_";
 
+/// The runtime functions a compiled collective calls (runtime/comm/Collectives.h).
+inline constexpr llvm::StringLiteral kCollectiveStart = "cotangent_collective_start";
+inline constexpr llvm::StringLiteral kCollectiveWait = "cotangent_collective_wait";
+
 /// How one-shot bufferization turns jx collectives into calls of the
-/// runtime's `@cotangent_collective` (CollectiveBufferization.cpp);
-/// jx-to-linalg adds it to the context it runs in.
+/// runtime's `@cotangent_collective_start` and `_wait`
+/// (CollectiveBufferization.cpp); jx-to-linalg adds it to the context it runs in.
 void registerCollectiveBufferization(DialectRegistry &registry);
 
 /// The textual form of the `jx-lower-to-llvm` pipeline (on a builtin.module),

@@ -140,6 +140,49 @@ def JxMatmulToBlasPass : Pass<"jx-matmul-to-blas", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::memref::MemRefDialect"];
 }
 
+def JxScheduleCollectivesPass : Pass<"jx-schedule-collectives", "mlir::func::FuncOp"> {
+  let summary = "Start each reduction as soon as its operand is computed";
+  let description = [{
+    Before bufferization: moves each `jx.psum`, `jx.pmean` and
+    `jx.psum_scatter` up to just after the op that computes its operand (to
+    its block's start for a block argument), so that a data-parallel step
+    hands each gradient to the communication thread as the backward makes it
+    instead of after the whole backward. Collectives are pure and every rank
+    runs the same program, so each rank moves the same ops the same way:
+    the order the ranks start them in stays the same. Gathers are left
+    where they are (starting them earlier would keep their results longer:
+    a remat decision).
+
+    ```mlir
+    %g1 = linalg.generic ...          // the last layer's gradient
+    %r1 = jx.pmean %g1, axis = "data"  // moved here from after %g0
+    %g0 = linalg.generic ...
+    ```
+  }];
+}
+
+def JxDeferCollectiveWaitsPass : Pass<"jx-defer-collective-waits", "mlir::func::FuncOp"> {
+  let summary = "Wait for each collective only where its buffers are next used";
+  let description = [{
+    Bufferization follows each `@cotangent_collective_start` call with its
+    `@cotangent_collective_wait`. This pass moves each wait down its block
+    to just before the first op that uses either buffer of the collective
+    (its operand's and result's, through every view of the allocation they
+    are views of, a use in a nested region counting as a use by its
+    ancestor, a deallocation counting too), or before the block's
+    terminator: the communication thread then runs the collective while the
+    code between computes.
+
+    ```mlir
+    %t = func.call @cotangent_collective_start(...)   // the gradient's pmean
+    ... the rest of the backward ...
+    func.call @cotangent_collective_wait(%t)          // moved here
+    linalg.generic ins(%grad ...)                     // the optimizer reads it
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
 def JxHoistDeallocationsPass : Pass<"jx-hoist-deallocations", "mlir::func::FuncOp"> {
   let summary = "Free each buffer right after its last use in its block";
   let description = [{

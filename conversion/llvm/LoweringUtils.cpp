@@ -7,6 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "conversion/llvm/LoweringUtils.h"
+#include "conversion/llvm/LoweringPasses.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -158,6 +161,21 @@ Value cotangent::lowering::convertScalar(OpBuilder &b, Location loc, Value v, Ty
 Value cotangent::lowering::extractIndex(OpBuilder &b, Location loc, Value scalarTensor) {
   Value scalar = tensor::ExtractOp::create(b, loc, scalarTensor, ValueRange{});
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), scalar);
+}
+
+Operation *mlir::cotangent::lowering::collectiveWaitOf(Operation *user) {
+  auto pointer = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(user);
+  if (!pointer)
+    return nullptr;
+  for (Operation *start : pointer->getUsers()) {
+    auto call = dyn_cast<func::CallOp>(start);
+    if (!call || call.getCallee() != kCollectiveStart)
+      continue;
+    for (Operation *wait : call->getUsers())
+      if (auto w = dyn_cast<func::CallOp>(wait); w && w.getCallee() == kCollectiveWait)
+        return w;
+  }
+  return nullptr;
 }
 
 Value mlir::cotangent::lowering::originOf(Value v) {

@@ -21,6 +21,12 @@ namespace mlir::cotangent::lowering {
 /// to an allocation, an argument, or a value of unknown origin.
 Value originOf(Value v);
 
+/// Where the runtime is done with a buffer that `user` hands to a compiled
+/// collective (a memref.extract_aligned_pointer_as_index feeding
+/// @cotangent_collective_start): the wait of that start's ticket, which the
+/// buffer must outlive; null for any other user.
+Operation *collectiveWaitOf(Operation *user);
+
 void populateElementwisePatterns(RewritePatternSet &patterns);
 /// `lowFloatMatmulOperands`: jx-to-linalg's option of that name.
 void populateContractionPatterns(RewritePatternSet &patterns, bool lowFloatMatmulOperands);

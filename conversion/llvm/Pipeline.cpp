@@ -11,14 +11,17 @@
 //                                run an order of magnitude slower)
 //   jx-donate-arguments          a result computed into the buffer of the
 //                                argument donated to it (jit's donate)
+//   jx-schedule-collectives      each reduction right after its operand's op
 //   one-shot-bufferize           tensors to buffers, across function boundaries
+//                                (collectives: runtime start and wait calls)
 //   jx-lower-optimization-barriers, jx-matmul-to-blas
 //                                the barriers' calls to inline asm; f32/f64
 //                                batched matmuls to the runtime's BLAS, and
 //                                bf16/f16 operands into f32 products too
 //                                (oneDNN's bf16 kernels where the CPU has them)
 //   buffer-deallocation-pipeline (with jx-split-deallocations before its
-//   simplification), jx-alias-argument-results, jx-hoist-deallocations
+//   simplification), jx-alias-argument-results, jx-hoist-deallocations,
+//   jx-defer-collective-waits    each collective's wait down to its buffers' next use
 //                                frees every intermediate right after its last use;
 //                                an argument returned as a result is not copied
 //   convert-linalg-to-parallel-loops, jx-parallel-loops
@@ -77,6 +80,8 @@ void cotangent::buildJxToBuffersPipeline(OpPassManager &pm,
   // No padding for alignment: the runtime's hook aligns, and counts exact sizes.
   bufferize.bufferAlignment = 0;
   bufferize.functionBoundaryTypeConversion = bufferization::LayoutMapOption::IdentityLayoutMap;
+  // Reductions start as their operands are made (the backward's gradients).
+  pm.addNestedPass<func::FuncOp>(createJxScheduleCollectivesPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createJxLowerOptimizationBarriersPass());
   if (options.blas)
@@ -97,6 +102,9 @@ void cotangent::buildJxToBuffersPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createJxAliasArgumentResultsPass());
   if (options.hoistDeallocations)
     pm.addNestedPass<func::FuncOp>(createJxHoistDeallocationsPass());
+  // A collective's wait goes where its buffers are next used (after the
+  // deallocations found their places, which count as uses).
+  pm.addNestedPass<func::FuncOp>(createJxDeferCollectiveWaitsPass());
   pm.addPass(createConvertBufferizationToMemRefPass());
 }
 

@@ -58,7 +58,8 @@ host::JitTarget cpuTarget(const CompileOptions &options) {
        reinterpret_cast<void *>(&_mlir_ciface_cotangent_batch_matmul_bf16)},
       {"_mlir_ciface_cotangent_batch_matmul_f16",
        reinterpret_cast<void *>(&_mlir_ciface_cotangent_batch_matmul_f16)},
-      {"cotangent_collective", reinterpret_cast<void *>(&cotangent_collective)}};
+      {"cotangent_collective_start", reinterpret_cast<void *>(&cotangent_collective_start)},
+      {"cotangent_collective_wait", reinterpret_cast<void *>(&cotangent_collective_wait)}};
   return target;
 }
 

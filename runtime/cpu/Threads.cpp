@@ -27,6 +27,16 @@ unsigned availableCores() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+/// Processes an MPI launcher started on this machine (Open MPI's, MPICH's
+/// variable), 1 without one: they share its cores.
+unsigned processesHere() {
+  for (const char *name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
+    if (const char *env = std::getenv(name))
+      if (long n = std::strtol(env, nullptr, 10); n >= 1)
+        return static_cast<unsigned>(n);
+  return 1;
+}
+
 unsigned &chosen() {
   static unsigned n = 0; // 0: not chosen yet
   return n;
@@ -54,7 +64,11 @@ void cpu::configureThreads(std::string *error) {
   static std::once_flag once;
   static std::string envError;
   std::call_once(once, [] {
+    // Ranks of one job on one machine split its cores, unless mpirun bound
+    // each to cores of its own.
     unsigned n = availableCores();
+    if (n == std::max(1u, std::thread::hardware_concurrency()))
+      n = std::max(1u, n / processesHere());
     if (const char *env = std::getenv("COTANGENT_NUM_THREADS")) {
       char *end = nullptr;
       long value = std::strtol(env, &end, 10);

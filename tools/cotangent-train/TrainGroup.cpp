@@ -2,11 +2,14 @@
 
 #include "tools/cotangent-train/TrainGroup.h"
 
+#include "runtime/comm/Timeline.h"
+
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 
 namespace cotangent::train {
@@ -55,6 +58,32 @@ bool allAgree(bool ok, comm::Communicator &group) {
   int32_t failed = ok ? 0 : 1, anyFailed = 0;
   group.allReduceSum(&failed, &anyFailed, 1, comm::ElementKind::I32);
   return anyFailed == 0;
+}
+
+std::string writeTimeline(const std::string &path, comm::Communicator &group) {
+  // Events of different lengths: the longest sets the size of every rank's share.
+  std::string mine = comm::timeline::events(group.rank());
+  int64_t length = static_cast<int64_t>(mine.size()), longest = 0;
+  std::vector<int64_t> lengths(group.size());
+  group.allGather(&length, lengths.data(), sizeof length);
+  for (int64_t l : lengths)
+    longest = std::max(longest, l);
+  mine.resize(static_cast<size_t>(longest));
+  std::vector<char> all(static_cast<size_t>(longest * group.size()));
+  group.allGather(mine.data(), all.data(), longest);
+  if (group.rank() != 0)
+    return "";
+  std::ofstream out(path);
+  out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+  bool first = true;
+  for (int r = 0; r < group.size(); ++r) {
+    if (lengths[r] == 0)
+      continue;
+    out << (first ? "" : ",\n") << std::string(all.data() + r * longest, lengths[r]);
+    first = false;
+  }
+  out << "\n]}\n";
+  return out ? "" : path + ": cannot write the timeline";
 }
 
 std::string relaunchUnderMpirun(int argc, char **argv, unsigned ranks) {

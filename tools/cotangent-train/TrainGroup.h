@@ -37,6 +37,10 @@ HostState gatherBlocks(const HostState &blocks, const HostState &full, comm::Com
 /// Whether every rank says `ok` (a sum over the group: also a barrier).
 bool allAgree(bool ok, comm::Communicator &group);
 
+/// Every rank's timeline (runtime/comm/Timeline.h) gathered; rank 0 writes
+/// them to `path` as one trace (one process per rank). The error, or "".
+std::string writeTimeline(const std::string &path, comm::Communicator &group);
+
 /// Execs `mpirun -np N` (Open MPI; with --allow-run-as-root as root and
 /// --oversubscribe) on this program's arguments without --nproc. Returns
 /// only when mpirun could not be started: the error.

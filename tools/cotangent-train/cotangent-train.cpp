@@ -33,6 +33,7 @@
 #include "data/Batches.h"
 #include "data/TokenFile.h"
 #include "models/gpt2/Model.h"
+#include "runtime/comm/Timeline.h"
 #include "runtime/cpu/BlasCore.h"
 #include "runtime/interpreter/Interpreter.h"
 #include "tracer/Array.h"
@@ -132,6 +133,12 @@ tools::UnsignedOpt<0, 1> zeroStage(cl::cat(toolOptions), "zero", cl::init(0),
                                    cl::desc("ZeRO stage: 1 splits AdamW's state across the "
                                             "processes (gradients reduce-scattered, each updates "
                                             "its block, the updates all-gathered)"));
+cl::opt<std::string> timelinePath(
+    cl::cat(toolOptions), "timeline",
+    cl::desc("write when each step, each collective (on the communication thread) and each "
+             "wait for one ran, every process's, to this file (Chrome's trace format; "
+             "tools/plot-timeline.py draws it)"),
+    cl::value_desc("FILE"));
 cl::opt<double> peakTflops(cl::cat(toolOptions), "peak-tflops", cl::init(0),
                            cl::desc("the machine's peak f32 TFLOP/s for MFU (default: measured "
                                     "with a 1024^3 matmul at the start)"));
@@ -526,6 +533,10 @@ int main(int argc, char **argv) {
     };
     // Under mpirun, rank 0's output is a pseudo-terminal even into a pipe.
     const bool terminal = ::isatty(STDOUT_FILENO) && !comm::launchedByMpi();
+    if (!timelinePath.empty()) {
+      group.barrier(); // the ranks' clocks start together (to a barrier's skew)
+      comm::timeline::enable();
+    }
     std::string lastSaved = checkpointDir.empty() ? "" : train::checkpointPath(checkpointDir, state.step);
     while (state.step < steps) {
       data::Batch b = sampler->at(state.step);
@@ -536,9 +547,12 @@ int main(int argc, char **argv) {
       if (checkFinite)
         before = train::TrainState{copyOf(state.params), copyOf(state.opt_state), state.step};
       auto start = std::chrono::steady_clock::now();
+      const double stepBegin = comm::timeline::now();
       auto [params, opt, value] = step(state.params, state.opt_state, ids, targets);
       // On the GPU the step returns once queued: reading the loss waits for it.
       const double lossValue = value.getDouble(0);
+      comm::timeline::record("step " + std::to_string(state.step + 1), "step", stepBegin,
+                             comm::timeline::now());
       double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       state.params = std::move(params);
@@ -618,6 +632,12 @@ int main(int argc, char **argv) {
         if (!checkpointDir.empty())
           lastSaved = train::checkpointPath(checkpointDir, state.step);
       }
+    }
+    if (!timelinePath.empty()) {
+      std::string why = train::writeTimeline(timelinePath, group);
+      if (!why.empty())
+        return fail(why);
+      std::cout << "timeline: " << timelinePath << "\n";
     }
   } catch (const TraceError &e) {
     return fail(e.what());

@@ -87,3 +87,35 @@ func.func @not_allocated_here(%arg: memref<4xf32>) {
   memref.dealloc %arg : memref<4xf32>
   return
 }
+
+func.func private @cotangent_collective_start(i64, i64, i64, index, index, i64, i64, index, i64) -> i64
+func.func private @cotangent_collective_wait(i64)
+
+// A buffer handed to a compiled collective (its address taken for
+// @cotangent_collective_start) is in use until that collective's wait: its
+// free goes after the wait, not after the address.
+// CHECK-LABEL: func.func @collective_operand
+// CHECK: %[[T:.*]] = call @cotangent_collective_start
+// CHECK-NEXT: %[[H:.*]] = memref.alloc()
+// CHECK-NEXT: memref.dealloc %[[H]]
+// CHECK-NEXT: call @cotangent_collective_wait(%[[T]])
+// CHECK-NEXT: memref.dealloc %{{.*}} : memref<4xf32>
+// CHECK-NEXT: memref.copy
+func.func @collective_operand(%out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0 : i64
+  %two = arith.constant 2 : i64
+  %four = arith.constant 4 : i64
+  %g = memref.alloc() : memref<4xf32>
+  %r = memref.alloc() : memref<8xf32>
+  %pg = memref.extract_aligned_pointer_as_index %g : memref<4xf32> -> index
+  %pr = memref.extract_aligned_pointer_as_index %r : memref<8xf32> -> index
+  %t = func.call @cotangent_collective_start(%two, %z, %four, %pg, %pr, %two, %four, %c0, %z) : (i64, i64, i64, index, index, i64, i64, index, i64) -> i64
+  %h = memref.alloc() : memref<8xf32>
+  func.call @cotangent_collective_wait(%t) : (i64) -> ()
+  memref.copy %r, %out : memref<8xf32> to memref<8xf32>
+  memref.dealloc %r : memref<8xf32>
+  memref.dealloc %g : memref<4xf32>
+  memref.dealloc %h : memref<8xf32>
+  return
+}
