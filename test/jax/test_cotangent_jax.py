@@ -106,6 +106,42 @@ class ShardMap(unittest.TestCase):
         self.assertIn("f32[2,3]", types(dropped))
 
 
+    def test_residuals_equal_jaxs_per_rank(self):
+        """Cotangent's residuals of the exported per-rank body against JAX's saved_residuals of
+        the shard_map'd function (global types, a sharded dimension written n@data: divided by
+        the 2 ranks here), for a data-parallel step (weights replicated, pmean of the loss) and
+        the FSDP step with and without nothing_saveable. One difference, a residual JAX keeps and
+        Cotangent does not (docs/distributed.md): JAX's tanh JVP, (g + g y)(1 - y), keeps 1 - y
+        beside y (one more f32[1,4]); Cotangent's tanh rule recomputes 1 - y^2 from y."""
+        import re
+        from jax._src.ad_checkpoint import saved_residuals
+        from jax.sharding import NamedSharding, PartitionSpec
+
+        def dp_body(w, x):
+            return lax.pmean(jnp.sum(jnp.tanh(x @ w.T)), "data")
+
+        def per_rank(aval):
+            return re.sub(r"(\d+)@data", lambda m: str(int(m.group(1)) // 2),
+                          aval.str_short(short_dtypes=True).lstrip("~"))
+
+        cases = [("data parallel", dp_body, PartitionSpec(), ["f32[1,4]"]),
+                 ("FSDP", _fsdp_body, PartitionSpec("data"), ["f32[1,4]"]),
+                 ("FSDP, nothing_saveable", jax.checkpoint(_fsdp_body, policy=P.nothing_saveable),
+                  PartitionSpec("data"), [])]
+        for name, body, w_spec, jax_only in cases:
+            with self.subTest(name):
+                f = jax.jit(jax.shard_map(body, mesh=self.mesh, in_specs=(w_spec, self.spec[0]),
+                                          out_specs=self.spec[1]))
+                w = jax.device_put(np.ones((4, 3), np.float32), NamedSharding(self.mesh, w_spec))
+                x = self.shard(np.ones((2, 3), np.float32))
+                theirs = sorted(per_rank(aval) for aval, _ in saved_residuals(f, w, x))
+                report = tools.saved_residuals_of_module(cj.to_jx(f, w, x, name="step"))
+                ours = sorted(r["type"] for r in report["step"]["residuals"])
+                for t in jax_only:
+                    theirs.remove(t)
+                self.assertEqual(ours, theirs)
+
+
 class Refusals(unittest.TestCase):
     def test_every_unsupported_primitive_is_listed(self):
         def f(x):
