@@ -26,6 +26,11 @@ if [ "$mode" = "--sanitize" ]; then
   extra=(-DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22
          -DCOTANGENT_SANITIZE=ON -DCOTANGENT_FUZZ=ON)
 fi
+# NCCL's header (PyPI's nvidia-nccl-cu13 wheel) where the CUDA toolkit is:
+# the GPU's collectives need it; without it (no network) they are refused.
+if [ -d /usr/local/cuda ] && [ "$mode" != "--sanitize" ]; then
+  "$root/scripts/nccl-wheel.sh" "$dir/nccl" || true
+fi
 if [ ! -f "$dir/build.ninja" ]; then
   cmake -G Ninja -S . -B "$dir" \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Packs ctest's gpu-device for a GPU machine that has no MLIR, LLVM or package
-# registry (docs/gpu.md): cotangent-gpu-tests and cotangent-run with every
+# registry (docs/gpu.md): cotangent-gpu-tests, cotangent-gpu-array-tests
+# (arrays and collectives) and cotangent-run with every
 # shared library they load beyond glibc's and the CUDA driver's (libMLIR,
 # libLLVM, OpenBLAS, libomp, COIN-OR, ...), xz-compressed, the JIT's helper
 # libraries, and empty stand-ins for libz3 and ICU, which libLLVM and libxml2
@@ -9,12 +10,15 @@
 #   scripts/pack-gpu-tests.sh [OUT_DIR]      # default build/gpu-tests-pack
 #
 # On the GPU machine, from a copy of this repository: bash OUT_DIR/run.sh
-# (unpacks to /tmp/cotangent-gpu-tests, runs cotangent-gpu-tests --device-tests).
+# (unpacks to /tmp/cotangent-gpu-tests, runs each test binary with --device-tests;
+# the collectives' NCCL is the one JAX's CUDA plugin installed, unless
+# COTANGENT_NCCL_LIBRARY names another).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${1:-$root/build/gpu-tests-pack}"
 B="$root/build"
-bins=("$B/test/gpu/cotangent-gpu-tests" "$B/bin/cotangent-run")
+bins=("$B/test/gpu/cotangent-gpu-tests" "$B/test/gpu/cotangent-gpu-array-tests"
+      "$B/bin/cotangent-run")
 for b in "${bins[@]}"; do [ -x "$b" ] || { echo "pack-gpu-tests: build $b first" >&2; exit 1; }; done
 rm -rf "$out"
 mkdir -p "$out/lib" "$out/bin"
@@ -56,7 +60,16 @@ PY
 # The JIT opens its helpers by the path they have on the build machine.
 cp "\$T"/lib/libmlir_*.so* /usr/lib/llvm-22/lib/
 [ -e "$root/test/gpu/Inputs" ] || { mkdir -p "$(dirname "$root")" && ln -s "\$PWD" "$root"; }
-LD_LIBRARY_PATH="\$T/lib" "\$T/bin/cotangent-gpu-tests" --device-tests "\$@"
+# NCCL for the collectives: JAX's (the nvidia-nccl wheel its CUDA plugin depends on).
+if [ -z "\${COTANGENT_NCCL_LIBRARY:-}" ]; then
+  nccl=\$(python3 -c 'import glob, os, nvidia.nccl as n; print((glob.glob(os.path.join(list(n.__path__)[0], "lib", "libnccl.so*")) or [""])[0])' 2>/dev/null)
+  [ -n "\$nccl" ] && export COTANGENT_NCCL_LIBRARY="\$nccl"
+fi
+status=0
+for t in cotangent-gpu-tests cotangent-gpu-array-tests; do
+  LD_LIBRARY_PATH="\$T/lib" "\$T/bin/\$t" --device-tests "\$@" || status=\$?
+done
+exit \$status
 RUN
 chmod +x "$out/run.sh"
 echo "pack-gpu-tests: $(du -sh "$out" | cut -f1) in $out; on the GPU machine: bash $(basename "$out")/run.sh"

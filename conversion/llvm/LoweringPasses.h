@@ -66,7 +66,7 @@ struct BufferizationOptions {
   bool lowFloatBlas = true;
   /// Free each buffer right after its last use instead of at its block's end.
   bool hoistDeallocations = true;
-  /// Compile collectives into runtime calls (the CPU's MPI); refused elsewhere.
+  /// Compile collectives into runtime calls (MPI on the CPU, NCCL on the GPU).
   bool collectives = true;
 };
 

@@ -31,8 +31,8 @@ def JxToLinalgPass : Pass<"jx-to-linalg", "mlir::ModuleOp"> {
       replaces it after bufferization;
     - collectives (`jx.psum`, `jx.all_gather`, ...) stay as they are: one-shot
       bufferization gives each a result buffer and a call of the runtime's
-      `@cotangent_collective` (MPI under `mpirun`, else one process); with
-      `collectives=false` (the GPU pipeline's) they are refused.
+      `@cotangent_collective_start` and `_wait` (MPI or NCCL under `mpirun`,
+      else one process); with `collectives=false` they are refused.
 
     Public functions get `llvm.emit_c_interface`, and their arguments
     `bufferization.writable = false` (the caller owns them). The jx
@@ -57,8 +57,9 @@ def JxToLinalgPass : Pass<"jx-to-linalg", "mlir::ModuleOp"> {
            "accumulates in f32 (cuBLAS's; the CPU's BLAS has none)">,
     Option<"collectives", "collectives", "bool", /*default=*/"true",
            "Keep jx collectives (psum, all_gather, ...) for one-shot bufferization to turn "
-           "into calls of the runtime's @cotangent_collective (MPI on the CPU); false "
-           "refuses them with a located error (the GPU pipeline's, until NCCL)">
+           "into calls of the runtime's @cotangent_collective_start and _wait (MPI on the "
+           "CPU, NCCL on the GPU); false refuses them with a located error (for a "
+           "runtime that has no collectives)">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::bufferization::BufferizationDialect",

@@ -79,7 +79,7 @@ void cotangent::buildJxToDeviceBuffersPipeline(OpPassManager &pm, bool cublas) {
   pm.addNestedPass<func::FuncOp>(createJxGpuOffloadResidualsPass());
   pm.addNestedPass<func::FuncOp>(createJxGpuReloadResidualsPass());
   // The same buffers as on the CPU otherwise: only the BLAS differs.
-  buildJxToBuffersPipeline(pm, BufferizationOptions{.blas = cublas, .collectives = false});
+  buildJxToBuffersPipeline(pm, BufferizationOptions{.blas = cublas});
   pm.addPass(createJxGpuPinnedHostBuffersPass());
   pm.addPass(createJxGpuHostBuffersPass());
 }

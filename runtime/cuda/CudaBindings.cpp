@@ -20,6 +20,8 @@ llvm::ArrayRef<Binding> runtimeBindings() {
       COTANGENT_BIND("cotangent_cuda_read_scalar", cotangent_cuda_read_scalar),
       COTANGENT_BIND("cotangent_cuda_multiprocessors", cotangent_cuda_multiprocessors),
       COTANGENT_BIND("cotangent_cuda_device_global", cotangent_cuda_device_global),
+      COTANGENT_BIND("cotangent_collective_start", cotangent_cuda_collective_start),
+      COTANGENT_BIND("cotangent_collective_wait", cotangent_cuda_collective_wait),
       COTANGENT_MGPU(mgpuModuleLoad),
       COTANGENT_MGPU(mgpuModuleLoadJIT),
       COTANGENT_MGPU(mgpuModuleUnload),

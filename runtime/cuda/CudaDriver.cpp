@@ -311,6 +311,8 @@ extern "C" const char *cotangent_cuda_last_error(void) {
   return state().error.c_str();
 }
 
+extern "C" void cotangent_cuda_report_error(const char *message) { setError(message); }
+
 extern "C" void cotangent_cuda_clear_error(void) {
   std::lock_guard<std::recursive_mutex> lock(state().mutex);
   state().error.clear();
@@ -817,6 +819,14 @@ extern "C" void cotangent_mgpuLaunchKernel(void *function, intptr_t gridX, intpt
 extern "C" void *cotangent_mgpuStreamCreate(void) {
   Driver *d = driver();
   return d ? d->computeStream : nullptr;
+}
+
+extern "C" void *cotangent_cuda_stream_create(void) {
+  Driver *d = driver();
+  CUstream stream = nullptr;
+  if (d && !check(d->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate"))
+    stream = nullptr;
+  return stream;
 }
 
 extern "C" void cotangent_mgpuStreamDestroy(void *stream) {

@@ -19,7 +19,10 @@
 
 #include "runtime/cuda/CudaModule.h"
 
+#include "dialects/jx/JxCollectiveOps.h"
+#include "dialects/jx/JxOps.h"
 #include "dialects/jx/JxSplit.h"
+#include "runtime/comm/Communicator.h"
 #include "runtime/cuda/CudaBindings.h"
 #include "runtime/cuda/CudaRuntime.h"
 #include "runtime/cuda/DeviceCounter.h"
@@ -100,10 +103,60 @@ LogicalResult compileHostCode(ModuleOp module, llvm::StringRef chip) {
   return success();
 }
 
+namespace {
+
+/// Collectives run over NCCL on the job's group: NCCL must be there, the
+/// axis sizes the group's, and gathers and scatters along the first
+/// dimension with data (the rank-major layout NCCL has; CudaCollectives.cpp).
+LogicalResult checkCollectives(ModuleOp module) {
+  bool any = false;
+  WalkResult walk = module.walk([&](Operation *op) {
+    if (!jx::isCollective(op))
+      return WalkResult::advance();
+    any = true;
+    auto leading = [&](int64_t dimension) {
+      auto shape = cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
+      for (int64_t d = 0; d < dimension; ++d)
+        if (shape[d] != 1)
+          return false;
+      return true;
+    };
+    int64_t dimension = 0;
+    if (auto gather = dyn_cast<jx::AllGatherOp>(op))
+      dimension = gather.getDimension();
+    if (auto scatter = dyn_cast<jx::PsumScatterOp>(op))
+      dimension = scatter.getDimension();
+    if (dimension > 0 && !leading(dimension)) {
+      op->emitError() << op->getName() << " along dimension " << dimension
+                      << " is not compiled for the GPU yet (NCCL's layout is rank-major: "
+                         "dimension 0, or after dimensions of size 1)";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  if (!any)
+    return success();
+  if (failed(jx::checkGroupSize(module, comm::world().size(),
+                                comm::launchedByMpi() ? "started by mpirun"
+                                                      : "one process; start it with mpirun -np N "
+                                                        "for more")))
+    return failure();
+  const char *why = nullptr;
+  if (!cotangent_cuda_collectives_ready(&why))
+    return emitError(module.getLoc()) << "collectives on the GPU: " << why;
+  return success();
+}
+
+} // namespace
+
 llvm::FailureOr<std::unique_ptr<CudaModule>> CudaModule::compile(ModuleOp module,
                                                                  const CompileOptions &options) {
   if (cotangent_cuda_init() != 0)
     return runtimeError(module.getLoc(), "cannot run on the GPU");
+  if (failed(checkCollectives(module)))
+    return failure();
   CompileOptions resolved = options;
   if (resolved.chip.empty())
     resolved.chip = "sm_" + std::to_string(cotangent_cuda_compute_capability());

@@ -38,6 +38,9 @@ int cotangent_cuda_init(void);
  *  cotangent_cuda_clear_error(). */
 const char *cotangent_cuda_last_error(void);
 void cotangent_cuda_clear_error(void);
+/** Records `message` as the last error if none is (for what runs beside the
+ *  driver's own entries: the NCCL collectives). */
+void cotangent_cuda_report_error(const char *message);
 /** Devices visible to the driver (0 when the driver is missing). */
 int cotangent_cuda_device_count(void);
 /** The compute capability of the current device as 10 * major + minor, or -1. */
@@ -125,6 +128,20 @@ void cotangent_cuda_batch_matmul_bf16(struct CotangentMemRef3 *a, struct Cotange
                                       struct CotangentMemRef3 *c);
 void cotangent_cuda_batch_matmul_f16(struct CotangentMemRef3 *a, struct CotangentMemRef3 *b,
                                      struct CotangentMemRef3 *c);
+
+/* Compiled collectives (runtime/comm/Collectives.h's two entries, bound for
+ * the GPU): NCCL on a communication stream ordered against the compute
+ * stream by events, so that neither the host nor the compute stream waits
+ * until the result is needed (CudaCollectives.cpp). */
+int64_t cotangent_cuda_collective_start(int64_t kind, int64_t element, int64_t elementBytes,
+                                        intptr_t in, intptr_t out, int64_t outer, int64_t inner,
+                                        intptr_t perm, int64_t pairs);
+void cotangent_cuda_collective_wait(int64_t ticket);
+/** Whether NCCL is there and its communicator over the job's ranks is made
+ *  (made on the first call); 0 and `why` when not. */
+int cotangent_cuda_collectives_ready(const char **why);
+/** A stream of its own, for work beside the compute stream; null without a device. */
+void *cotangent_cuda_stream_create(void);
 
 /* The MLIR GPU runtime wrappers' API, over the driver. */
 void *cotangent_mgpuModuleLoad(void *data, size_t size);
