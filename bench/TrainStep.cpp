@@ -77,25 +77,38 @@ int bench::benchTrainStep(const TrainStepOptions &o) {
   int64_t wholePeak = whole.last_stats().peakBytes;
   // Per call, after the first (which compiles): host time outside the
   // compiled code, and host allocations (operator new) of the call.
-  std::vector<double> hostSeconds, allocations, insideAllocations;
-  hostSeconds.reserve(o.repeats + 1);
-  allocations.reserve(o.repeats + 1);
-  double donatedSeconds = timed(o.repeats, [&] {
-    const uint64_t allocated = hostAllocations(), inside = compiledCodeAllocations();
-    auto start = std::chrono::steady_clock::now();
+  struct HostCost {
+    std::vector<double> seconds, allocations, inside;
+  };
+  auto measured = [&](HostCost &cost, auto &&step) {
+    return timed(o.repeats, [&] {
+      const uint64_t allocated = hostAllocations(), inside = compiledCodeAllocations();
+      auto start = std::chrono::steady_clock::now();
+      step();
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const uint64_t insideNow = compiledCodeAllocations() - inside;
+      cost.allocations.push_back(static_cast<double>(hostAllocations() - allocated - insideNow));
+      cost.inside.push_back(static_cast<double>(insideNow));
+      cost.seconds.push_back(seconds - donated.last_seconds());
+    });
+  };
+  HostCost returned, into;
+  double donatedSeconds = measured(returned, [&] {
     auto [p, s, value] = donated(donatedParams, donatedState, x, y);
     donatedParams = std::move(p);
     donatedState = std::move(s);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const uint64_t insideNow = compiledCodeAllocations() - inside;
-    allocations.push_back(static_cast<double>(hostAllocations() - allocated - insideNow));
-    insideAllocations.push_back(static_cast<double>(insideNow));
-    hostSeconds.push_back(seconds - donated.last_seconds());
   });
-  hostSeconds.erase(hostSeconds.begin());
-  allocations.erase(allocations.begin());
-  insideAllocations.erase(insideAllocations.begin());
+  // The same step's results written into the trees it was given.
+  interp::Tensor loss(mlir::RankedTensorType::get({}, mlir::Float32Type::get(x.getType().getContext())));
+  double intoSeconds = measured(into, [&] {
+    donated.call_into(std::tie(donatedParams, donatedState, loss), donatedParams, donatedState, x, y);
+  });
+  for (HostCost *cost : {&returned, &into}) { // the first call of each: compiling, warming
+    cost->seconds.erase(cost->seconds.begin());
+    cost->allocations.erase(cost->allocations.begin());
+    cost->inside.erase(cost->inside.begin());
+  }
   int64_t donatedPeak = donated.last_stats().peakBytes;
 
   int64_t parameterBytes = o.layers * o.width * o.width * 4;
@@ -113,6 +126,8 @@ int bench::benchTrainStep(const TrainStepOptions &o) {
               wholeSeconds * 1e3, static_cast<double>(wholePeak) / (1 << 20));
   std::printf("  %-52s %10.3f %12.1f\n", "the same, parameters and state donated",
               donatedSeconds * 1e3, static_cast<double>(donatedPeak) / (1 << 20));
+  std::printf("  %-52s %10.3f %12.1f\n", "the same, results into its trees (call_into)",
+              intoSeconds * 1e3, static_cast<double>(donatedPeak) / (1 << 20));
   std::printf("  whole / bare: %.3f   whole / (bare + update): %.3f\n", wholeSeconds / bareSeconds,
               wholeSeconds / (bareSeconds + updateSeconds));
   std::printf("  donated / bare: %.3f   donated / (bare + update): %.3f   peak donated - bare: "
@@ -128,10 +143,12 @@ int bench::benchTrainStep(const TrainStepOptions &o) {
               bandwidth / 1e9, updateFloor * 1e3);
   std::printf("  donated / (bare + update at memory bandwidth): %.3f\n",
               donatedSeconds / (bareSeconds + updateFloor));
-  std::printf("  per donated step, outside compiled code: %.1f us of host time, %.0f host "
-              "allocations (operator new; medians; %.0f more inside compiled code, by the "
-              "libraries it calls)\n",
-              bench::median(hostSeconds) * 1e6, bench::median(allocations),
-              bench::median(insideAllocations));
+  for (auto [name, cost] : {std::pair{"returning new trees", &returned},
+                             std::pair{"into its trees (call_into)", &into}})
+    std::printf("  per donated step %s, outside compiled code: %.1f us of host time, %.0f host "
+                "allocations (operator new; medians; %.0f more inside compiled code, by the "
+                "libraries it calls)\n",
+                name, bench::median(cost->seconds) * 1e6, bench::median(cost->allocations),
+                bench::median(cost->inside));
   return 0;
 }

@@ -93,20 +93,35 @@ void CompiledFunction::compile(mlir::ModuleOp module, const std::vector<bool> &d
 
 std::vector<interp::Tensor> CompiledFunction::call(const std::vector<interp::Tensor> &args,
                                                    interp::MemoryStats &stats, double &seconds) {
+  std::vector<interp::Tensor> results;
+  call(args, stats, seconds, results);
+  return results;
+}
+
+void CompiledFunction::call(const std::vector<interp::Tensor> &args, interp::MemoryStats &stats,
+                            double &seconds, std::vector<interp::Tensor> &results) {
   std::string errors;
   mlir::ScopedDiagnosticHandler handler(module().getContext(), [&](mlir::Diagnostic &diag) {
     errors += (errors.empty() ? "" : "\n") + diag.str();
     return mlir::success();
   });
-  auto result = compiled_->module->call(entry_, args);
-  if (mlir::failed(result))
+  host::CallResult out;
+  out.results.swap(results); // its capacity, for the results
+  mlir::LogicalResult ran = compiled_->module->call(entry_, args, out);
+  results.swap(out.results);
+  if (mlir::failed(ran))
     throw TraceError("jit: calling @" + entry_ + " failed" + (errors.empty() ? "" : ": " + errors));
-  stats.liveBytes = result->stats.liveBytes;
-  stats.peakBytes = result->stats.peakBytes;
-  seconds = result->seconds;
-  return std::move(result->results);
+  stats.liveBytes = out.stats.liveBytes;
+  stats.peakBytes = out.stats.peakBytes;
+  seconds = out.seconds;
 }
 
+
+std::vector<mlir::Type> CompiledFunction::resultTypes() const {
+  auto fn = module().lookupSymbol<mlir::func::FuncOp>(entry_);
+  return fn ? std::vector<mlir::Type>(fn.getResultTypes().begin(), fn.getResultTypes().end())
+            : std::vector<mlir::Type>{};
+}
 
 interp::Tensor putLeaf(const interp::Tensor &t, Target target) {
   if (target == Target::Cpu)

@@ -23,6 +23,7 @@
 #include "tracer/Autodiff.h"
 
 #include <any>
+#include <set>
 #include <map>
 #include <memory>
 #include <typeinfo>
@@ -52,8 +53,14 @@ public:
   ~CompiledFunction();
   std::vector<interp::Tensor> call(const std::vector<interp::Tensor> &args,
                                    interp::MemoryStats &stats, double &seconds);
+  /// The same, the results in `results` (its capacity kept from call to
+  /// call: nothing allocated once warm).
+  void call(const std::vector<interp::Tensor> &args, interp::MemoryStats &stats, double &seconds,
+            std::vector<interp::Tensor> &results);
   /// The jx module compiled (its entry marked with what is donated).
   mlir::ModuleOp module() const;
+  /// The entry's result types, in order.
+  std::vector<mlir::Type> resultTypes() const;
   const std::string &entry() const { return entry_; }
   /// Text: what each gradient the function takes keeps for its backward,
   /// the donated arguments, and the call's memory (`measured`, the plan's
@@ -71,6 +78,12 @@ private:
 
 /// `t` in `target`'s memory (device_put's leaves).
 interp::Tensor putLeaf(const interp::Tensor &t, Target target);
+
+/// A std::tie of trees (Jitted::call_into's out): walked one after the other.
+template <class T>
+inline constexpr bool isTie = false;
+template <class... T>
+inline constexpr bool isTie<std::tuple<T &...>> = sizeof...(T) > 0;
 
 /// Per leaf of `flat`: whether its argument's position is in `donate`
 /// (throws for a position the call does not have, or one named twice).
@@ -202,6 +215,42 @@ public:
     }
   }
 
+  /// The call written into `out`, an existing tree of the function's result
+  /// structure (its leaves assigned the results, in place; or a std::tie of
+  /// such trees): a training loop
+  ///
+  ///   step.call_into(std::tie(params, state, loss), params, state, x, y);
+  ///
+  /// allocates nothing on the host once warm, where `params = ...` of the
+  /// returned tree allocates its containers' nodes every step. Throws, and
+  /// leaves `out` as it was, where `out` is not shaped like the result.
+  /// Plain functions only.
+  template <class Out, class... Ts>
+  void call_into(Out &&out, const Ts &...args) {
+    static_assert(!requires { typename F::IsGradTransform; },
+                  "jit: call_into takes a plain function");
+    using Result = std::invoke_result_t<const F &, detail::TracedArg<Ts> &...>;
+    detail::JitCache::Entry &entry = find<Result>(args...);
+    // The tree against the result's structure and types before the call
+    // (which gives up donated arguments), once per entry and tree type.
+    const std::pair<const void *, size_t> checked{&entry, typeid(Out).hash_code()};
+    if (!checkedOuts_.contains(checked)) {
+      ShapeOf<Tensor> want;
+      Tree<Result>::walk(std::any_cast<const Result &>(entry.resultLike), want);
+      ShapeOf<interp::Tensor> got;
+      walkOut(out, got);
+      std::vector<mlir::Type> types = entry.compiled->resultTypes();
+      if (want.structure != got.structure || got.types != types)
+        throw TraceError("jit: call_into's tree is not shaped like the function's result (its "
+                         "structure, or a leaf's shape or dtype, differs)");
+      checkedOuts_.insert(checked);
+    }
+    invoke(entry);
+    Assign assign{results_};
+    walkOut(out, assign);
+    results_.clear();
+  }
+
   /// The compiled function the last call ran (null before the first call
   /// of a plain function): its module and entry, for reports and plans.
   const detail::CompiledFunction *last_compiled() const { return last_; }
@@ -229,10 +278,21 @@ private:
   /// std::pair of dicts a std::pair of dicts).
   template <class... Ts>
   auto call(const Ts &...args) {
-    static_assert((ValueTree<Ts> && ...), "jit: every argument must be a tree of interp::Tensors");
     using Result = std::invoke_result_t<const F &, detail::TracedArg<Ts> &...>;
-    // The leaves and the trees' fingerprint find the compiled code; only a
-    // new tree is flattened with its paths, checked and traced.
+    detail::JitCache::Entry &entry = find<Result>(args...);
+    invoke(entry);
+    MovingLeafCursorOf<interp::Tensor> cursor{results_};
+    auto result = Tree<Result>::rebuild(std::any_cast<const Result &>(entry.resultLike), cursor);
+    results_.clear();
+    return result;
+  }
+
+  /// The compiled code for `args` (traced and compiled if new); the leaves
+  /// and the trees' fingerprint find it, and only a new tree is flattened
+  /// with its paths, checked and traced. invoke() runs it on those leaves.
+  template <class Result, class... Ts>
+  detail::JitCache::Entry &find(const Ts &...args) {
+    static_assert((ValueTree<Ts> && ...), "jit: every argument must be a tree of interp::Tensors");
     scan_.reset(typeid(std::tuple<Ts...>).hash_code());
     uint64_t position = 0;
     ((scan_.shape(position++), Tree<Ts>::walk(args, scan_)), ...);
@@ -240,16 +300,50 @@ private:
     if (!entry)
       entry = &compile<Result>(args...);
     last_ = entry->compiled.get();
-    std::vector<interp::Tensor> leaves;
+    return *entry;
+  }
+
+  /// Runs `entry` on the leaves find() scanned; the results in results_.
+  void invoke(detail::JitCache::Entry &entry) {
     try {
-      leaves = entry->compiled->call(scan_.leaves, stats_, seconds_);
+      entry.compiled->call(scan_.leaves, stats_, seconds_, results_);
     } catch (...) {
       scan_.leaves.clear(); // holds no argument past the call
       throw;
     }
     scan_.leaves.clear();
-    MovingLeafCursorOf<interp::Tensor> cursor{leaves};
-    return Tree<Result>::rebuild(std::any_cast<const Result &>(entry->resultLike), cursor);
+  }
+
+  /// Tree::walk's visitors for call_into: a tree's structure and leaf types,
+  /// and the results assigned to its leaves in order. The tree is the
+  /// caller's, not const: walk hands its leaves as const only because it
+  /// reads trees too.
+  template <class Leaf>
+  struct ShapeOf {
+    std::vector<uint64_t> structure;
+    std::vector<mlir::Type> types;
+    void shape(uint64_t n) { structure.push_back(n); }
+    void leaf(const Leaf &t) {
+      structure.push_back(~0ULL);
+      if constexpr (std::is_same_v<Leaf, interp::Tensor>)
+        types.push_back(t.getType());
+    }
+  };
+  struct Assign {
+    std::vector<interp::Tensor> &results;
+    size_t next = 0;
+    void shape(uint64_t) {}
+    void leaf(const interp::Tensor &t) {
+      const_cast<interp::Tensor &>(t) = std::move(results[next++]);
+    }
+  };
+  template <class Out, class V>
+  static void walkOut(Out &out, V &visitor) {
+    using T = std::remove_cvref_t<Out>;
+    if constexpr (detail::isTie<T>)
+      std::apply([&](auto &...part) { (walkOut(part, visitor), ...); }, out);
+    else
+      Tree<T>::walk(out, visitor);
   }
 
   /// The entry for the arguments' tree, traced and compiled if new.
@@ -279,6 +373,8 @@ private:
   double seconds_ = 0;
   const detail::CompiledFunction *last_ = nullptr;
   detail::LeafScan scan_;
+  std::vector<interp::Tensor> results_; ///< the last call's, kept for their capacity
+  std::set<std::pair<const void *, size_t>> checkedOuts_;
   detail::JitCache cache_; // after stats_ and seconds_, which it refers to
 };
 

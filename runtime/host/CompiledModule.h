@@ -61,6 +61,9 @@ public:
   /// (Tensor::donate) whether or not the call succeeded. A donated argument
   /// may share its buffer with no other argument.
   llvm::FailureOr<CallResult> call(llvm::StringRef name, llvm::ArrayRef<Tensor> args);
+  /// The same into `out`, whose results vector keeps its capacity from call
+  /// to call: a training loop's steady state allocates nothing here.
+  llvm::LogicalResult call(llvm::StringRef name, llvm::ArrayRef<Tensor> args, CallResult &out);
 
   /// Leaves results in the device's memory (Tensor::onDevice, read on the
   /// host only when something reads them) and returns from calls once their
@@ -181,6 +184,10 @@ private:
                                   llvm::ArrayRef<MemRefDescriptor> descriptors,
                                   Blocks *owned = nullptr,
                                   llvm::MutableArrayRef<std::optional<Tensor>> given = {});
+  /// The same appended to `tensors`.
+  void downloadAll(llvm::ArrayRef<mlir::RankedTensorType> types,
+                   llvm::ArrayRef<MemRefDescriptor> descriptors, Blocks *owned,
+                   llvm::MutableArrayRef<std::optional<Tensor>> given, std::vector<Tensor> &tensors);
 
   ByteCounter &counter;
   std::string deviceName;

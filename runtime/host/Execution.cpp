@@ -74,7 +74,15 @@ std::vector<Tensor> CompiledModule::downloadAll(llvm::ArrayRef<mlir::RankedTenso
                                                 llvm::MutableArrayRef<std::optional<Tensor>>
                                                     given) {
   std::vector<Tensor> tensors;
-  tensors.reserve(types.size());
+  downloadAll(types, descriptors, owned, given, tensors);
+  return tensors;
+}
+
+void CompiledModule::downloadAll(llvm::ArrayRef<mlir::RankedTensorType> types,
+                                 llvm::ArrayRef<MemRefDescriptor> descriptors, Blocks *owned,
+                                 llvm::MutableArrayRef<std::optional<Tensor>> given,
+                                 std::vector<Tensor> &tensors) {
+  tensors.reserve(tensors.size() + types.size());
   for (auto [i, type, descriptor] : llvm::enumerate(types, descriptors)) {
     if (i < given.size() && given[i]) {
       tensors.push_back(std::move(*given[i]));
@@ -91,7 +99,6 @@ std::vector<Tensor> CompiledModule::downloadAll(llvm::ArrayRef<mlir::RankedTenso
       }
     tensors.push_back(download(type, descriptor));
   }
-  return tensors;
 }
 
 /// An error at `loc` naming the first of `args` that went to an earlier
@@ -172,6 +179,15 @@ LogicalResult CompiledModule::invoke(llvm::StringRef name,
 
 llvm::FailureOr<CallResult> CompiledModule::call(llvm::StringRef name,
                                                  llvm::ArrayRef<Tensor> args) {
+  CallResult out;
+  if (failed(call(name, args, out)))
+    return failure();
+  return out;
+}
+
+LogicalResult CompiledModule::call(llvm::StringRef name, llvm::ArrayRef<Tensor> args,
+                                   CallResult &out) {
+  out.results.clear();
   const Signature *sig = getSignature(name);
   if (!sig)
     return emitError(loc()) << "no public function @" << name << " to call", failure();
@@ -203,7 +219,6 @@ llvm::FailureOr<CallResult> CompiledModule::call(llvm::StringRef name,
 
   counter.resetPeak();
   int64_t before = counter.live();
-  CallResult out;
   llvm::SmallVector<MemRefDescriptor, 32> results;
   LogicalResult ran = invoke(name, inputs, results, out.seconds, blocks);
   out.stats.liveBytes = counter.live() - before;
@@ -229,10 +244,10 @@ llvm::FailureOr<CallResult> CompiledModule::call(llvm::StringRef name,
     for (size_t i = 0; !taken[k] && i < args.size(); ++i)
       if (!sig->donatedTo[i] && isArgument(k, i))
         taken[k] = args[i].withType(sig->results[k]);
-  out.results = downloadAll(sig->results, results, &blocks, taken);
+  downloadAll(sig->results, results, &blocks, taken, out.results);
   if (failed(checkDevice("reading the results of @" + name)))
     return failure();
-  return out;
+  return success();
 }
 
 std::vector<Tensor> CompiledModule::freshArguments(llvm::StringRef name,

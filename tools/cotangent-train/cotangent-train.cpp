@@ -487,6 +487,7 @@ int main(int argc, char **argv) {
     // them, and the step allocates nothing for either.
     auto step = jit(trainStep, {.donate = {0, 1}, .target = device});
     auto evalLoss = jit(loss, {.target = device});
+    interp::Tensor value(mlir::RankedTensorType::get({}, mlir::Float32Type::get(&defaultContext())));
     auto validation = [&]() {
       double sum = 0;
       const int batches = 4;
@@ -548,15 +549,16 @@ int main(int argc, char **argv) {
         before = train::TrainState{copyOf(state.params), copyOf(state.opt_state), state.step};
       auto start = std::chrono::steady_clock::now();
       const double stepBegin = comm::timeline::now();
-      auto [params, opt, value] = step(state.params, state.opt_state, ids, targets);
+      // The new parameters and state into the state's own trees (donated:
+      // written over their buffers): the loop allocates no trees.
+      step.call_into(std::tie(state.params, state.opt_state, value), state.params, state.opt_state,
+                     ids, targets);
       // On the GPU the step returns once queued: reading the loss waits for it.
       const double lossValue = value.getDouble(0);
       comm::timeline::record("step " + std::to_string(state.step + 1), "step", stepBegin,
                              comm::timeline::now());
       double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      state.params = std::move(params);
-      state.opt_state = std::move(opt);
       ++state.step;
       // The job's tokens: every rank's rows.
       const double tokensPerSecond = static_cast<double>(jobBatch * seq) / seconds;
