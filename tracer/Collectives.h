@@ -17,6 +17,7 @@
 #ifndef COTANGENT_TRACER_COLLECTIVES_H
 #define COTANGENT_TRACER_COLLECTIVES_H
 
+#include "tracer/Pytree.h"
 #include "tracer/Tensor.h"
 
 #include <string>
@@ -29,6 +30,16 @@ namespace cotangent::lax {
 Tensor psum(const Tensor &x, const std::string &axis, SrcLoc loc = SrcLoc::current());
 /// jax.lax.pmean: their mean (a float `x`).
 Tensor pmean(const Tensor &x, const std::string &axis, SrcLoc loc = SrcLoc::current());
+/// jax.lax.pmean of a tree: each leaf's mean over the ranks (a
+/// data-parallel step's gradients: `grads = lax::pmean(grads, "data")`).
+template <TensorTree T>
+  requires(!std::is_same_v<std::remove_cvref_t<T>, Tensor>)
+T pmean(const T &tree, const std::string &axis, SrcLoc loc = SrcLoc::current()) {
+  std::vector<Tensor> leaves = flatten(tree);
+  for (Tensor &leaf : leaves)
+    leaf = pmean(leaf, axis, loc);
+  return unflatten(tree, leaves);
+}
 /// jax.lax.all_gather over `axis_size` ranks: stacked along a new dimension
 /// `dimension`, or with `tiled`, concatenated along it.
 Tensor all_gather(const Tensor &x, const std::string &axis, int64_t axis_size,

@@ -91,12 +91,8 @@ Run train(const gpt2::Config &config, const optim::GradientTransformation &tx, i
   auto step = [&](const gpt2::Params<Tensor> &p, const optim::State &state, const Tensor &ids,
                   const Tensor &targets) {
     auto [value, grads] = value_and_grad(loss, argnums<0>)(p, ids, targets);
-    if (average) {
-      std::vector<Tensor> leaves = flatten(grads);
-      for (Tensor &g : leaves)
-        g = lax::pmean(g, "data");
-      grads = unflatten(grads, leaves);
-    }
+    if (average)
+      grads = lax::pmean(grads, "data");
     auto [updates, next] = optim::update(tx, grads, state, p);
     return std::tuple{optim::apply_updates(p, updates), next,
                       rows < kBatch ? lax::pmean(value, "data") : value};

@@ -369,12 +369,8 @@ int main(int argc, char **argv) {
   auto trainStep = [&](const gpt2::Params<Tensor> &p, const optim::State &state, const Tensor &ids,
                        const Tensor &targets) {
     auto [value, grads] = value_and_grad(loss, argnums<0>)(p, ids, targets);
-    if (ranks > 1 && !zero) { // data parallel: the group's mean gradient
-      std::vector<Tensor> leaves = flatten(grads);
-      for (Tensor &g : leaves)
-        g = lax::pmean(g, "data");
-      grads = unflatten(grads, leaves);
-    }
+    if (ranks > 1 && !zero) // data parallel: the group's mean gradient
+      grads = lax::pmean(grads, "data");
     auto [updates, next] = optim::update(tx, grads, state, p);
     return std::tuple{optim::apply_updates(p, updates), next,
                       ranks > 1 ? lax::pmean(value, "data") : value};

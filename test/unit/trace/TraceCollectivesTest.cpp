@@ -65,6 +65,21 @@ TEST_CASE("traced collectives run on simulated ranks", "[trace][collectives]") {
   }
 }
 
+TEST_CASE("pmean of a tree averages every leaf over the ranks", "[trace][collectives]") {
+  mlir::MLIRContext ctx;
+  auto fn = [](const std::map<std::string, Tensor> &grads) { return lax::pmean(grads, "data"); };
+  trace traced(TraceOptions{.name = "f", .context = &ctx}, fn,
+               std::map<std::string, Spec>{{"b", f64({2})}, {"w", f64({3})}});
+  Ranks x{{values(ctx, {2}, {1.0, 2.0}), values(ctx, {3}, {0.0, 4.0, -2.0})},
+          {values(ctx, {2}, {3.0, -2.0}), values(ctx, {3}, {2.0, 0.0, 6.0})}};
+  Ranks out = spmd(traced.func(), x);
+  for (int r = 0; r < 2; ++r) {
+    CHECK(out[r][0].getDouble(0) == 2.0);
+    CHECK(out[r][0].getDouble(1) == 0.0);
+    CHECK(out[r][1].getDouble(2) == 2.0);
+  }
+}
+
 TEST_CASE("an FSDP-style loss: each rank's gradient is the group's, for its shard",
           "[trace][collectives][grad]") {
   mlir::MLIRContext ctx;
