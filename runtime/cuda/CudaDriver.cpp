@@ -145,6 +145,20 @@ void setError(const std::string &message) {
     state().error = message;
 }
 
+/// Which of `count` devices this process uses: $COTANGENT_CUDA_DEVICE, else
+/// its rank on this machine when an MPI launcher started several (one GPU
+/// each, as llm.c assigns them), else 0.
+int deviceIndex(int count) {
+  for (const char *name : {"COTANGENT_CUDA_DEVICE", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"})
+    if (const char *env = std::getenv(name)) {
+      char *end = nullptr;
+      long index = std::strtol(env, &end, 10);
+      if (end != env && *end == '\0' && index >= 0)
+        return static_cast<int>(index % count);
+    }
+  return 0;
+}
+
 /// Records a failed driver call; returns true when `result` is a success.
 bool check(CUresult result, const char *what) {
   if (result == CUDA_SUCCESS)
@@ -194,7 +208,7 @@ Driver *driver() {
     return nullptr;
   }
   int major = 0, minor = 0;
-  if (!check(d.cuDeviceGet(&d.device, 0), "cuDeviceGet") ||
+  if (!check(d.cuDeviceGet(&d.device, deviceIndex(count)), "cuDeviceGet") ||
       !check(d.cuDevicePrimaryCtxRetain(&d.context, d.device), "cuDevicePrimaryCtxRetain") ||
       !check(d.cuCtxSetCurrent(d.context), "cuCtxSetCurrent") ||
       !check(d.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,

@@ -31,7 +31,9 @@ extern "C" {
 #endif
 
 /* Device and errors. */
-/** Loads the driver, picks device 0 and makes its primary context current.
+/** Loads the driver, picks a device (COTANGENT_CUDA_DEVICE, else the process's
+ *  rank on this machine under an MPI launcher, else 0; modulo the device
+ *  count) and makes its primary context current.
  *  Returns 0 on success; otherwise see cotangent_cuda_last_error(). */
 int cotangent_cuda_init(void);
 /** The last error of any entry ("" when none); cleared by
