@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/remat/MemoryBudget.h"
+#include "dialects/jx/JxCollectiveOps.h"
 
 #include "dialects/jx/JxSplit.h"
 #include "passes/SplitRewrite.h"
@@ -93,6 +94,27 @@ bool mayFold(Operation *op) {
   return folds;
 }
 
+int64_t bytesOf(Type type) {
+  auto shaped = dyn_cast<RankedTensorType>(type);
+  if (!shaped || !shaped.hasStaticShape())
+    return 0;
+  return shaped.getNumElements() * ((shaped.getElementTypeBitWidth() + 7) / 8);
+}
+
+/// The bytes a rank sends or receives for collective `op` in a ring.
+int64_t communicatedBytes(Operation *op) {
+  auto others = [](int64_t bytes, int64_t ranks) { return bytes * (ranks - 1) / ranks; };
+  if (auto gather = dyn_cast<AllGatherOp>(op))
+    return others(bytesOf(gather.getType()), gather.getAxisSize());
+  if (auto scatter = dyn_cast<PsumScatterOp>(op))
+    return others(bytesOf(scatter.getOperand().getType()), scatter.getAxisSize());
+  if (isa<PsumOp, PmeanOp>(op)) // reduce-scatter, then all-gather
+    return 2 * bytesOf(op->getOperand(0).getType());
+  if (isa<PpermuteOp>(op))
+    return bytesOf(op->getOperand(0).getType());
+  return 0; // axis_index
+}
+
 double since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -122,6 +144,8 @@ int64_t mlir::cotangent::estimateFlops(Operation *op) {
       body *= scan.getLength();
     return body;
   }
+  if (jx::isCollective(op))
+    return communicatedBytes(op) * kFlopsPerCommunicatedByte;
   if (movesData(op) || op->hasTrait<OpTrait::ConstantLike>() || isa<IotaOp>(op))
     return 0;
   if (isa<ReduceSumOp, ReduceMaxOp>(op))

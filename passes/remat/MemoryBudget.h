@@ -184,8 +184,19 @@ private:
 /// The ids of the memory_budget regions of `fwd`, in order of first appearance.
 llvm::SmallVector<int64_t> getBudgetRegions(func::FuncOp fwd);
 
+/// What the budget charges for moving one byte between ranks: a collective
+/// rebuilt in the backward (FSDP's re-gathered weights) costs the FLOPs the
+/// devices could have done while its bytes move. The stated rate is a
+/// device's FLOP rate over its link's bandwidth, between a CPU's (0.5
+/// TFLOP/s over 10 GB/s of shared memory: 50) and an H100's (989 TFLOP/s
+/// of bf16 over 450 GB/s of NVLink: about 2200); docs/distributed.md.
+inline constexpr int64_t kFlopsPerCommunicatedByte = 256;
+
 /// The FLOPs `op` performs (2 per multiply-add of a dot, 1 per element of
-/// elementwise ops and reductions, 0 for views and data movement).
+/// elementwise ops and reductions, 0 for views and data movement); a
+/// collective, the bytes each rank sends or receives (a ring's: twice its
+/// operand for psum and pmean, the others' part of an all_gather's result
+/// or a psum_scatter's operand) at kFlopsPerCommunicatedByte.
 int64_t estimateFlops(Operation *op);
 
 } // namespace mlir::cotangent
