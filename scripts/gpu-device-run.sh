@@ -24,7 +24,8 @@ mkdir -p "$results"
   date -u
 } >"$results/device.txt" 2>&1
 cat "$results/device.txt"
-timeout 90 bash "$pack/run.sh" >"$results/gpu-device.txt" 2>&1
+# gpu-device: the GPU tests, device arrays and collectives (NCCL, one rank) included.
+timeout 150 bash "$pack/run.sh" >"$results/gpu-device.txt" 2>&1
 echo "gpu-device rc=$? after $(elapsed) s" | tee -a "$results/gpu-device.txt"
 tail -3 "$results/gpu-device.txt"
 # The figures without the arrays (arguments and references: tens of MiB).
