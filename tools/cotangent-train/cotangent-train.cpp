@@ -260,17 +260,12 @@ int main(int argc, char **argv) {
     return verify();
   if (!positional.empty())
     return fail("unexpected argument '" + positional[0] + "' (the commands are prepare and verify)");
-  if (nproc > 0) {
-    if (comm::launchedByMpi())
-      return fail("--nproc: this process was started by mpirun already");
-    return fail(train::relaunchUnderMpirun(argc, argv, nproc));
-  }
-  // The job's processes (one without mpirun); rank 0 speaks for all.
-  comm::Communicator &group = comm::world();
-  const int ranks = group.size(), rank = group.rank();
-  if (rank != 0 && !std::freopen("/dev/null", "w", stdout))
-    return fail("cannot silence rank " + std::to_string(rank) + "'s output");
-  const int64_t jobBatch = static_cast<int64_t>(batch) * ranks, firstRow = rank * batch;
+  // --nproc starts the job once the flags are known good (each process
+  // would report a bad one again).
+  if (nproc > 0 && comm::launchedByMpi())
+    return fail("--nproc: this process was started by mpirun already");
+  const int64_t ranks = nproc > 0 ? nproc : comm::launchedByMpi() ? comm::world().size() : 1;
+  const int64_t jobBatch = static_cast<int64_t>(batch) * ranks;
 
   std::optional<gpt2::Config> config = gpt2::preset(preset);
   if (!config) {
@@ -318,6 +313,15 @@ int main(int argc, char **argv) {
   if (!valSampler)
     return fail((valPath.empty() ? dataPath + " (its validation tail)" : valPath.getValue()) + ": " +
                 error);
+
+  if (nproc > 0)
+    return fail(train::relaunchUnderMpirun(argc, argv, nproc));
+  // The job's processes (one without mpirun); rank 0 speaks for all.
+  comm::Communicator &group = comm::world();
+  const int rank = group.rank();
+  if (rank != 0 && !std::freopen("/dev/null", "w", stdout))
+    return fail("cannot silence rank " + std::to_string(rank) + "'s output");
+  const int64_t firstRow = rank * static_cast<int64_t>(batch);
 
   std::optional<Policy> blockPolicy;
   try {
