@@ -3,6 +3,9 @@
 #ifndef COTANGENT_ANALYSIS_ANALYSISPASSES_H
 #define COTANGENT_ANALYSIS_ANALYSISPASSES_H
 
+#include "analysis/MemoryPlan.h"
+#include "passes/report/ReportFormat.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

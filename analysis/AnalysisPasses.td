@@ -37,10 +37,17 @@ def JxPrintMemoryPlanPass : Pass<"jx-print-memory-plan", "mlir::ModuleOp"> {
     copy back counts from where it is made.
   }];
   let options = [
-    Option<"format", "format", "std::string", /*default=*/"\"text\"",
-           "Output format: text or json">,
-    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "The runtime whose memory is predicted: cpu or cuda">,
+    Option<"format", "format", "::mlir::cotangent::ReportFormat",
+           /*default=*/"::mlir::cotangent::ReportFormat::Text", "Output format",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::cotangent::ReportFormat::Text, "text", "readable text"),
+             clEnumValN(::mlir::cotangent::ReportFormat::Json, "json", "a JSON array"))}]>,
+    Option<"target", "target", "::mlir::cotangent::MemoryPlanTarget",
+           /*default=*/"::mlir::cotangent::MemoryPlanTarget::Cpu",
+           "The runtime whose memory is predicted",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::cotangent::MemoryPlanTarget::Cpu, "cpu", "the CPU runtime"),
+             clEnumValN(::mlir::cotangent::MemoryPlanTarget::Cuda, "cuda", "the GPU runtime"))}]>,
     Option<"json", "json", "bool", /*default=*/"false",
            "Shorthand for format=json: --jx-print-memory-plan=json">,
     Option<"timeline", "timeline", "bool", /*default=*/"true",

@@ -37,24 +37,13 @@ struct JxPrintMemoryPlanPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (format != "text" && format != "json") {
-      module.emitError() << "--jx-print-memory-plan: unknown format '" << format
-                         << "'; expected text or json";
-      return signalPassFailure();
-    }
-    if (target != "cpu" && target != "cuda") {
-      module.emitError() << "--jx-print-memory-plan: unknown target '" << target
-                         << "'; expected cpu or cuda";
-      return signalPassFailure();
-    }
     std::string error;
     auto file = openOutputFile(output, &error);
     if (!file) {
       module.emitError() << "--jx-print-memory-plan: " << error;
       return signalPassFailure();
     }
-    FailureOr<std::vector<MemoryPlan>> plans = predictMemoryPlans(
-        module, "", target == "cuda" ? MemoryPlanTarget::Cuda : MemoryPlanTarget::Cpu);
+    FailureOr<std::vector<MemoryPlan>> plans = predictMemoryPlans(module, "", target);
     if (failed(plans))
       return signalPassFailure();
     if (plans->empty()) {
@@ -62,7 +51,7 @@ struct JxPrintMemoryPlanPass
                        "--jx-vjp first");
       return signalPassFailure();
     }
-    if (format == "json" || json) {
+    if (format == ReportFormat::Json || json) {
       printMemoryPlansJson(*plans, file->os());
     } else {
       for (const MemoryPlan &plan : *plans)

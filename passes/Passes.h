@@ -4,6 +4,8 @@
 #define COTANGENT_PASSES_PASSES_H
 
 #include "dialects/jx/JxOps.h"
+#include "passes/report/FwdBwdDump.h"
+#include "passes/report/ReportFormat.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 

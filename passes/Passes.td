@@ -159,8 +159,11 @@ def JxPrintSavedResidualsPass : Pass<"jx-print-saved-residuals", "mlir::ModuleOp
     is unchanged.
   }];
   let options = [
-    Option<"format", "format", "std::string", /*default=*/"\"text\"",
-           "Output format: text or json">,
+    Option<"format", "format", "::mlir::cotangent::ReportFormat",
+           /*default=*/"::mlir::cotangent::ReportFormat::Text", "Output format",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::cotangent::ReportFormat::Text, "text", "readable text"),
+             clEnumValN(::mlir::cotangent::ReportFormat::Json, "json", "one JSON object"))}]>,
     Option<"json", "json", "bool", /*default=*/"false",
            "Shorthand for format=json: --jx-print-saved-residuals=json">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
@@ -199,8 +202,11 @@ def JxDumpFwdBwdPass : Pass<"jx-dump-fwd-bwd", "mlir::ModuleOp"> {
     `syntax=jaxpr` prints them as jaxprs instead of MLIR. The IR is unchanged.
   }];
   let options = [
-    Option<"syntax", "syntax", "std::string", /*default=*/"\"mlir\"",
-           "mlir or jaxpr">,
+    Option<"syntax", "syntax", "::mlir::cotangent::DumpSyntax",
+           /*default=*/"::mlir::cotangent::DumpSyntax::Mlir", "How the functions are printed",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::cotangent::DumpSyntax::Mlir, "mlir", "as MLIR"),
+             clEnumValN(::mlir::cotangent::DumpSyntax::Jaxpr, "jaxpr", "as jaxprs"))}]>,
     Option<"width", "width", "unsigned", /*default=*/"0",
            "Total width in columns (0: the terminal's)">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",

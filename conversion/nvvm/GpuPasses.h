@@ -36,6 +36,9 @@ namespace mlir::cotangent {
 /// $CUDA_HOME when set, else /usr/local/cuda.
 std::string defaultCudaToolkitPath();
 
+/// How kernels are embedded in the host code (gpu-module-to-binary's format).
+enum class KernelFormat { Isa, Bin, Fatbin };
+
 /// The options of the `jx-to-nvvm` pipeline.
 struct JxToNVVMOptions : public PassPipelineOptions<JxToNVVMOptions> {
   Option<std::string> chip{*this, "chip", llvm::cl::desc("Target SM architecture, or several "
@@ -48,10 +51,12 @@ struct JxToNVVMOptions : public PassPipelineOptions<JxToNVVMOptions> {
   Option<std::string> toolkit{*this, "toolkit",
                               llvm::cl::desc("CUDA toolkit (libdevice, ptxas)"),
                               llvm::cl::init(defaultCudaToolkitPath())};
-  Option<std::string> format{*this, "format",
-                             llvm::cl::desc("Kernel format embedded in the host code: "
-                                            "isa (PTX), bin (cubin) or fatbin"),
-                             llvm::cl::init("bin")};
+  Option<KernelFormat> format{
+      *this, "format", llvm::cl::desc("Kernel format embedded in the host code"),
+      llvm::cl::init(KernelFormat::Bin),
+      llvm::cl::values(clEnumValN(KernelFormat::Isa, "isa", "PTX, compiled by the driver at load"),
+                       clEnumValN(KernelFormat::Bin, "bin", "cubin (ptxas)"),
+                       clEnumValN(KernelFormat::Fatbin, "fatbin", "a fat binary"))};
   Option<bool> cublas{*this, "cublas",
                       llvm::cl::desc("f32/f64 dot_general through cuBLAS (in the runtime)"),
                       llvm::cl::init(true)};

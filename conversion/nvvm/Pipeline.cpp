@@ -126,7 +126,9 @@ void cotangent::buildJxToNVVMPipeline(OpPassManager &pm, const JxToNVVMOptions &
   kernels.addPass(createReconcileUnrealizedCastsPass());
   GpuModuleToBinaryPassOptions binary;
   binary.toolkitPath = options.toolkit;
-  binary.compilationTarget = options.format;
+  binary.compilationTarget = options.format == KernelFormat::Isa   ? "isa"
+                             : options.format == KernelFormat::Fatbin ? "fatbin"
+                                                                      : "bin";
   pm.addPass(createGpuModuleToBinaryPass(binary));
   if (chips.size() > 1) {
     JxGpuFatbinPassOptions fatbin;

@@ -22,11 +22,6 @@ struct JxDumpFwdBwdPass : cotangent::impl::JxDumpFwdBwdPassBase<JxDumpFwdBwdPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (syntax != "mlir" && syntax != "jaxpr") {
-      module.emitError() << "--jx-dump-fwd-bwd: unknown syntax '" << syntax
-                         << "'; expected mlir or jaxpr";
-      return signalPassFailure();
-    }
     std::string error;
     auto file = openOutputFile(output, &error);
     if (!file) {
@@ -36,9 +31,7 @@ struct JxDumpFwdBwdPass : cotangent::impl::JxDumpFwdBwdPassBase<JxDumpFwdBwdPass
     bool found = false;
     for (jx::SplitPair pair : jx::getSplitPairs(module)) {
       found = true;
-      file->os() << printFwdBwd(pair.fwd, pair.bwd,
-                                syntax == "jaxpr" ? DumpSyntax::Jaxpr : DumpSyntax::Mlir, width)
-                 << "\n";
+      file->os() << printFwdBwd(pair.fwd, pair.bwd, syntax, width) << "\n";
     }
     if (!found) {
       module.emitError("--jx-dump-fwd-bwd: no forward/backward pair; run --jx-vjp first");

@@ -29,11 +29,6 @@ struct JxPrintSavedResidualsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (format != "text" && format != "json") {
-      module.emitError() << "--jx-print-saved-residuals: unknown format '" << format
-                         << "'; expected text or json";
-      return signalPassFailure();
-    }
     std::string error;
     auto file = openOutputFile(output, &error);
     if (!file) {
@@ -47,7 +42,7 @@ struct JxPrintSavedResidualsPass
       if (failed(residuals))
         return signalPassFailure();
       StringRef name = jx::getSplitName(pair);
-      if (format == "json" || json) {
+      if (format == ReportFormat::Json || json) {
         printResidualsJson(name, *residuals, file->os());
       } else {
         file->os() << "saved residuals of @" << name << ":\n";

@@ -70,7 +70,7 @@ host::JitTarget gpuTarget(const CompileOptions &options) {
   target.buildPipeline = [options](OpPassManager &pm) {
     mlir::cotangent::JxToNVVMOptions pipeline;
     pipeline.chip = options.chip;
-    pipeline.format = "bin";
+    pipeline.format = mlir::cotangent::KernelFormat::Bin;
     pipeline.cublas = options.cublas;
     pipeline.vectorBytes = options.vectorBytes;
     mlir::cotangent::buildJxToNVVMPipeline(pm, pipeline);

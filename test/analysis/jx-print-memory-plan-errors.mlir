@@ -4,8 +4,15 @@
 // RUN: not cotangent-opt %s --jx-vjp --jx-print-memory-plan=output=/nonexistent/dir/plan.txt -o /dev/null 2>&1 | FileCheck %s --check-prefix=OUTPUT
 
 // NOSPLIT: error: --jx-print-memory-plan: no forward function in the module; run --jx-vjp first
-// FORMAT:  error: --jx-print-memory-plan: unknown format 'yaml'; expected text or json
-// TARGET:  error: --jx-print-memory-plan: unknown target 'tpu'; expected cpu or cuda
+// A word outside an option's values is refused by the option parser, which
+// then lists them (the options are enums in ODS).
+// FORMAT:  for the --format option: Cannot find option named 'yaml'!
+// FORMAT:  error: bad options in '--jx-print-memory-plan=format=yaml'
+// FORMAT:  =text
+// FORMAT:  =json
+// TARGET:  for the --target option: Cannot find option named 'tpu'!
+// TARGET:  =cpu
+// TARGET:  =cuda
 // OUTPUT:  error: --jx-print-memory-plan: cannot open output file '/nonexistent/dir/plan.txt'
 
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {

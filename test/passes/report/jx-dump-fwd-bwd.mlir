@@ -24,5 +24,7 @@ func.func @g(%x: tensor<5xf32>) -> tensor<5xf32> {
 // JAXPR-NEXT: b:f32[5] = sin a{{ +}}| c:f32[5] = optimization_barrier a
 // JAXPR-NEXT: in (b, a) }{{ +}}| d:f32[5] = cos c
 
-// BAD: error: --jx-dump-fwd-bwd: unknown syntax 'latex'; expected mlir or jaxpr
+// BAD: for the --syntax option: Cannot find option named 'latex'!
+// BAD: =mlir
+// BAD: =jaxpr
 // NOPAIR: error: --jx-dump-fwd-bwd: no forward/backward pair; run --jx-vjp first

@@ -21,4 +21,6 @@ func.func @f(%x: tensor<4xf32> {jx.arg_name = "x"}) -> tensor<4xf32> {
 // CHECK:          "what": "a"
 // CHECK:      "total_bytes": 32
 // NOFWD: error: --jx-print-saved-residuals: no forward function in the module; run --jx-vjp first
-// FORMAT: error: --jx-print-saved-residuals: unknown format 'xml'; expected text or json
+// FORMAT: for the --format option: Cannot find option named 'xml'!
+// FORMAT: =text
+// FORMAT: =json
