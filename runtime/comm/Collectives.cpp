@@ -13,7 +13,6 @@
 #include "runtime/comm/Collectives.h"
 #include "runtime/comm/Communicator.h"
 #include "runtime/comm/Timeline.h"
-#include "runtime/host/HalfFloat.h"
 
 #include <condition_variable>
 #include <cstring>
@@ -47,15 +46,10 @@ void pmean(comm::Communicator &group, const void *in, void *out, int64_t count, 
     group.allReduceSum(in, out, count, k);
     return divide(out, count, k, group.size());
   }
-  const auto *bits = static_cast<const uint16_t *>(in);
-  std::vector<float> wide(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i)
-    wide[i] = k == ElementKind::BF16 ? host::bf16ToFloat(bits[i]) : host::f16ToFloat(bits[i]);
+  std::vector<float> wide = comm::widenHalves(in, count, k);
   group.allReduceSum(wide.data(), wide.data(), count, ElementKind::F32);
   divide(wide.data(), count, ElementKind::F32, group.size());
-  auto *result = static_cast<uint16_t *>(out);
-  for (int64_t i = 0; i < count; ++i)
-    result[i] = k == ElementKind::BF16 ? host::floatToBf16(wide[i]) : host::floatToF16(wide[i]);
+  comm::narrowHalves(wide, out, k);
 }
 
 /// [a][b][block] -> [b][a][block] (`block` in bytes).

@@ -21,7 +21,7 @@
 
 namespace cotangent::comm {
 
-/// Which collective a call runs (the first argument of cotangent_collective).
+/// Which collective a call runs (the first argument of cotangent_collective_start).
 enum class CollectiveKind : int64_t {
   Psum = 0,
   Pmean = 1,

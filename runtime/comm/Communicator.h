@@ -14,13 +14,31 @@
 #ifndef COTANGENT_RUNTIME_COMM_COMMUNICATOR_H
 #define COTANGENT_RUNTIME_COMM_COMMUNICATOR_H
 
+#include "runtime/host/HalfFloat.h"
+
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace cotangent::comm {
 
 /// The element types a reduction adds (what compiled code passes).
 enum class ElementKind : int64_t { F32 = 0, F64 = 1, BF16 = 2, F16 = 3, I32 = 4, I64 = 5 };
+
+/// bf16 or f16 elements (`kind`) as the f32s they are: sums of them are
+/// done in f32 and rounded once (narrowHalves).
+inline std::vector<float> widenHalves(const void *in, int64_t count, ElementKind kind) {
+  std::vector<float> wide(static_cast<size_t>(count));
+  const auto *bits = static_cast<const uint16_t *>(in);
+  for (int64_t i = 0; i < count; ++i)
+    wide[i] = kind == ElementKind::BF16 ? host::bf16ToFloat(bits[i]) : host::f16ToFloat(bits[i]);
+  return wide;
+}
+inline void narrowHalves(const std::vector<float> &wide, void *out, ElementKind kind) {
+  auto *bits = static_cast<uint16_t *>(out);
+  for (size_t i = 0; i < wide.size(); ++i)
+    bits[i] = kind == ElementKind::BF16 ? host::floatToBf16(wide[i]) : host::floatToF16(wide[i]);
+}
 
 /// A group of ranks and the collectives over it. Every rank calls the same
 /// collectives in the same order; each call returns when this rank's part is

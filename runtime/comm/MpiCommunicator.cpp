@@ -9,7 +9,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/comm/Communicator.h"
-#include "runtime/host/HalfFloat.h"
 
 #include <mpi.h>
 
@@ -21,6 +20,7 @@ namespace {
 
 using cotangent::comm::Communicator;
 using cotangent::comm::ElementKind;
+namespace comm = cotangent::comm;
 
 MPI_Datatype datatypeOf(ElementKind kind) {
   switch (kind) {
@@ -37,22 +37,6 @@ MPI_Datatype datatypeOf(ElementKind kind) {
 
 bool isHalf(ElementKind kind) { return kind == ElementKind::BF16 || kind == ElementKind::F16; }
 
-std::vector<float> widened(const void *in, int64_t count, ElementKind kind) {
-  std::vector<float> wide(static_cast<size_t>(count));
-  const auto *bits = static_cast<const uint16_t *>(in);
-  for (int64_t i = 0; i < count; ++i)
-    wide[i] = kind == ElementKind::BF16 ? cotangent::host::bf16ToFloat(bits[i])
-                                        : cotangent::host::f16ToFloat(bits[i]);
-  return wide;
-}
-
-void narrowed(const std::vector<float> &wide, void *out, ElementKind kind) {
-  auto *bits = static_cast<uint16_t *>(out);
-  for (size_t i = 0; i < wide.size(); ++i)
-    bits[i] = kind == ElementKind::BF16 ? cotangent::host::floatToBf16(wide[i])
-                                        : cotangent::host::floatToF16(wide[i]);
-}
-
 class MpiWorld final : public Communicator {
 public:
   int rank() const override { return rank_; }
@@ -61,10 +45,10 @@ public:
 
   void allReduceSum(const void *in, void *out, int64_t count, ElementKind kind) override {
     if (isHalf(kind)) {
-      std::vector<float> wide = widened(in, count, kind);
+      std::vector<float> wide = comm::widenHalves(in, count, kind);
       MPI_Allreduce(MPI_IN_PLACE, wide.data(), static_cast<int>(count), MPI_FLOAT, MPI_SUM,
                     MPI_COMM_WORLD);
-      return narrowed(wide, out, kind);
+      return comm::narrowHalves(wide, out, kind);
     }
     MPI_Allreduce(in == out ? MPI_IN_PLACE : in, out, static_cast<int>(count), datatypeOf(kind),
                   MPI_SUM, MPI_COMM_WORLD);
@@ -75,10 +59,10 @@ public:
   }
   void reduceScatterSum(const void *in, void *out, int64_t count, ElementKind kind) override {
     if (isHalf(kind)) {
-      std::vector<float> wide = widened(in, count * size_, kind), mine(count);
+      std::vector<float> wide = comm::widenHalves(in, count * size_, kind), mine(count);
       MPI_Reduce_scatter_block(wide.data(), mine.data(), static_cast<int>(count), MPI_FLOAT,
                                MPI_SUM, MPI_COMM_WORLD);
-      return narrowed(mine, out, kind);
+      return comm::narrowHalves(mine, out, kind);
     }
     MPI_Reduce_scatter_block(in, out, static_cast<int>(count), datatypeOf(kind), MPI_SUM,
                              MPI_COMM_WORLD);
