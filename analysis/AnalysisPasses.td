@@ -62,17 +62,25 @@ def JxRematFrontierPass : Pass<"jx-remat-frontier", "mlir::ModuleOp"> {
   let description = [{
     Runs after `--jx-vjp`, before `--jx-remat`. For every `@f_fwd`/`@f_bwd`
     pair with remat regions, treats all its regions as one `memory_budget`
-    problem (`docs/remat-optimal.md`) and sweeps the budget down from the peak
-    without remat: each solve gives a schedule (its predicted peak and the
-    FLOPs the backward recomputes), and the next budget is one byte below that
-    peak, until none fits. The points are the frontier of the trade-off. The
-    named policies are placed on the same axes: each region's policy replaced
-    by one of them, rematerialized, its peak predicted by the memory plan and
+    problem (`docs/remat-optimal.md`) and finds, for every peak it can reach,
+    the fewest FLOPs the backward recomputes. By default from one
+    elimination: every schedule of the budget model's (saved bytes, FLOPs)
+    Pareto set is predicted by the memory plan (in parallel), and those no
+    other beats on (peak, FLOPs) are the frontier; each point says whether
+    it is proven optimal, optimal under the working-set bound (as a budget
+    solve's answer is), or the best found. With `per-budget` (or where the
+    elimination cannot go), the budget is swept down from the peak without
+    remat instead, one solve per budget, each one byte below the last peak
+    found (slower: the MILP also looks beyond the Pareto set). The named
+    policies are placed on the same axes: each region's policy replaced by
+    one of them, rematerialized, its peak predicted by the memory plan and
     its recomputed FLOPs counted. Prints JSON:
 
     ```
-    [ { "split": "f", "no_remat_peak_bytes": 10240,
-        "frontier": [ { "budget_bytes": 10240, "peak_bytes": 10240, "recomputed_flops": 0 }, ... ],
+    [ { "split": "f", "no_remat_peak_bytes": 10240, "by_elimination": true,
+        "schedules_predicted": 5,
+        "frontier": [ { "budget_bytes": 10240, "peak_bytes": 10240, "recomputed_flops": 0,
+                        "optimality": "proven", ... }, ... ],
         "policies": [ { "policy": "nothing_saveable", "peak_bytes": 5120, ... }, ... ] } ]
     ```
 
@@ -80,8 +88,12 @@ def JxRematFrontierPass : Pass<"jx-remat-frontier", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"seconds", "seconds", "double", /*default=*/"2",
-           "Time each budget solve may take (the last one, below the smallest "
-           "peak, takes all of it to find that nothing fits)">,
+           "Time the elimination may take; per budget, time each solve may take "
+           "(the last one, below the smallest peak, takes all of it to find that "
+           "nothing fits)">,
+    Option<"perBudget", "per-budget", "bool", /*default=*/"false",
+           "Sweep one budget solve at a time instead of predicting one "
+           "elimination's Pareto set">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",
            "Where to print (default: stdout)">
   ];

@@ -1,7 +1,9 @@
 //===- JxRematFrontier.cpp - the peak/recompute trade-off of each split ---===//
 //
-// Sweeps memory_budget down from the peak without remat (each point one byte
-// below the last peak found) and places JAX's named policies on the same
+// The memory_budget frontier from the peak without remat down to the
+// smallest (MemoryBudgetProblem::frontier: one elimination, its schedules
+// predicted; where elimination cannot go, one solve per budget, each one
+// byte below the last peak found), and JAX's named policies on the same
 // axes: predicted peak bytes against recomputed FLOPs.
 //
 //===----------------------------------------------------------------------===//
@@ -31,7 +33,7 @@ using namespace mlir::jx;
 
 namespace {
 
-/// Hundreds of budgets are solved: each stops looking below its first
+/// Budget by budget, hundreds are solved: each stops looking below its first
 /// schedule that fits after this many rejected ones (marked search_stopped).
 constexpr int kMaxRejections = 4;
 
@@ -52,6 +54,51 @@ void setAllPolicies(Operation *root, PolicyAttr policy) {
     op->setAttr(kRematScopeAttrName, RematScopeAttr::get(op->getContext(), scope.getRegions(),
                                                           policies, scope.getPreventCse()));
   });
+}
+
+/// One frontier point as JSON. `optimal`: proven; `search_stopped`: the
+/// best found (a cheaper schedule's bound fits the peak, no prediction did).
+llvm::json::Object pointJson(int64_t budget, int64_t peak, int64_t flops,
+                             FrontierOptimality optimality, bool timedOut) {
+  StringRef name = optimality == FrontierOptimality::Proven  ? "proven"
+                   : optimality == FrontierOptimality::Tight ? "tight_bound"
+                                                             : "best_found";
+  return llvm::json::Object{{"budget_bytes", budget},
+                            {"peak_bytes", peak},
+                            {"recomputed_flops", flops},
+                            {"optimality", name},
+                            {"optimal", optimality == FrontierOptimality::Proven},
+                            {"timed_out", timedOut},
+                            {"search_stopped", optimality == FrontierOptimality::BestFound}};
+}
+
+/// The sweep where elimination cannot go: one solve per budget, from the
+/// peak without remat down, each one byte below the last peak found.
+/// Returns the peak without remat.
+FailureOr<int64_t> sweepBudgetByBudget(const MemoryBudgetProblem &problem,
+                                       llvm::json::Array &frontier, double seconds) {
+  FailureOr<PredictedPeak> noRemat = problem.predict(llvm::BitVector(problem.numCandidates()));
+  if (failed(noRemat))
+    return failure();
+  int64_t budget = noRemat->peakBytes;
+  MLIRContext *ctx = problem.getLoc()->getContext();
+  while (true) {
+    // The sweep ends where a budget cannot be met: that error is expected.
+    ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
+    FailureOr<BudgetSchedule> schedule = problem.solve(budget, std::nullopt, seconds,
+                                                       /*prove=*/false,
+                                                       /*findSmallestPeak=*/false,
+                                                       kMaxRejections);
+    if (failed(schedule))
+      break;
+    FrontierOptimality optimality = schedule->optimal         ? FrontierOptimality::Proven
+                                    : schedule->searchStopped ? FrontierOptimality::BestFound
+                                                              : FrontierOptimality::Tight;
+    frontier.push_back(pointJson(budget, schedule->peakBytes, schedule->recomputedFlops,
+                                 optimality, schedule->timedOut));
+    budget = schedule->peakBytes - 1;
+  }
+  return noRemat->peakBytes;
 }
 
 int64_t backwardFlops(func::FuncOp bwd) {
@@ -82,27 +129,23 @@ struct JxRematFrontierPass : cotangent::impl::JxRematFrontierPassBase<JxRematFro
         MemoryBudgetProblem::build(pair->fwd, pair->bwd, getBudgetRegions(pair->fwd));
     if (failed(problem))
       return failure();
-    FailureOr<PredictedPeak> noRemat = problem->predict(llvm::BitVector(problem->numCandidates()));
-    if (failed(noRemat))
-      return failure();
     llvm::json::Array frontier;
-    int64_t budget = noRemat->peakBytes;
-    while (true) {
-      // The sweep ends where a budget cannot be met: that error is expected.
-      ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
-      FailureOr<BudgetSchedule> schedule = problem->solve(budget, std::nullopt, seconds,
-                                                        /*prove=*/false,
-                                                        /*findSmallestPeak=*/false,
-                                                        kMaxRejections);
-      if (failed(schedule))
-        break;
-      frontier.push_back(llvm::json::Object{{"budget_bytes", budget},
-                                            {"peak_bytes", schedule->peakBytes},
-                                            {"recomputed_flops", schedule->recomputedFlops},
-                                            {"optimal", schedule->optimal},
-                                            {"timed_out", schedule->timedOut},
-                                            {"search_stopped", schedule->searchStopped}});
-      budget = schedule->peakBytes - 1;
+    FailureOr<std::optional<BudgetFrontier>> swept = std::optional<BudgetFrontier>();
+    if (!perBudget)
+      swept = problem->frontier(seconds);
+    if (failed(swept))
+      return failure();
+    int64_t noRematPeak = 0;
+    if (*swept) {
+      noRematPeak = (*swept)->noRematPeakBytes;
+      for (const FrontierPoint &point : (*swept)->points)
+        frontier.push_back(pointJson(point.budgetBytes, point.peakBytes, point.recomputedFlops,
+                                     point.optimality, /*timedOut=*/false));
+    } else {
+      FailureOr<int64_t> peak = sweepBudgetByBudget(*problem, frontier, seconds);
+      if (failed(peak))
+        return failure();
+      noRematPeak = *peak;
     }
 
     // The named policies on the same axes.
@@ -122,10 +165,14 @@ struct JxRematFrontierPass : cotangent::impl::JxRematFrontierPassBase<JxRematFro
                                           {"peak_bytes", plans->front().peakBytes},
                                           {"recomputed_flops", backwardFlops(named->bwd) - before}});
     }
-    return llvm::json::Object{{"split", name},
-                              {"no_remat_peak_bytes", noRemat->peakBytes},
+    llvm::json::Object result{{"split", name},
+                              {"no_remat_peak_bytes", noRematPeak},
+                              {"by_elimination", swept->has_value()},
                               {"frontier", std::move(frontier)},
                               {"policies", std::move(placed)}};
+    if (*swept) // the sweep per budget counts no predictions across solves
+      result["schedules_predicted"] = (*swept)->schedulesPredicted;
+    return result;
   }
 
   void runOnOperation() override {

@@ -30,6 +30,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <optional>
+#include <vector>
 
 namespace mlir::cotangent {
 
@@ -74,6 +75,31 @@ struct BudgetSchedule {
   bool searchStopped = false;
   int schedulesChecked = 0;     ///< oracle predictions made
   double modelSeconds = 0, seconds = 0; ///< modelSeconds: in the exact solvers alone
+};
+
+/// How a frontier point's FLOPs are known to be the fewest at its peak.
+enum class FrontierOptimality {
+  Proven,    ///< every cheaper schedule's proven bound exceeds the peak
+  Tight,     ///< every cheaper schedule's tight bound exceeds it (as solve)
+  BestFound, ///< a cheaper schedule's bound fits, but no prediction did
+};
+
+/// One schedule of a split's budget frontier.
+struct FrontierPoint {
+  llvm::BitVector rebuilt;
+  /// The largest budget it answers: one byte below the previous point's
+  /// peak (the first point: the peak without remat).
+  int64_t budgetBytes = 0;
+  int64_t peakBytes = 0, recomputedFlops = 0;
+  FrontierOptimality optimality = FrontierOptimality::BestFound;
+};
+
+/// The fewest recomputed FLOPs at every peak a split can reach.
+struct BudgetFrontier {
+  int64_t noRematPeakBytes = 0;
+  std::vector<FrontierPoint> points; ///< peaks falling, FLOPs rising
+  int schedulesPredicted = 0;
+  double seconds = 0;
 };
 
 /// One split's budget problem: the ops of its memory_budget regions that the
@@ -125,6 +151,13 @@ public:
                                   bool prove = false, bool findSmallestPeak = true,
                                   int maxRejections = 64) const;
 
+  /// The whole frontier from one elimination: every schedule of the
+  /// model's (saved bytes, FLOPs) Pareto set predicted (in parallel on the
+  /// context's threads), the ones no other beats on (peak, FLOPs) kept.
+  /// std::nullopt when the elimination is unavailable (a table too wide, or
+  /// `seconds` ran out): then solve budget by budget.
+  FailureOr<std::optional<BudgetFrontier>> frontier(double seconds) const;
+
 private:
   MemoryBudgetProblem() = default;
   /// The columns addModel made: per candidate and per value, -1 where left out.
@@ -148,6 +181,15 @@ private:
     llvm::BitVector schedule; ///< effective
   };
   EliminationSolve solveByElimination(int64_t capacity, double seconds) const;
+  /// The model's Pareto set of (saved bytes, FLOPs) within `capacity` bytes,
+  /// bytes rising and FLOPs falling, each point's schedule closed over what
+  /// the backward reads; std::nullopt when elimination cannot solve it.
+  struct ParetoSchedule {
+    int64_t savedBytes, flops;
+    llvm::BitVector rebuilt; ///< effective
+  };
+  std::optional<std::vector<ParetoSchedule>> paretoSchedules(int64_t capacity,
+                                                             double seconds) const;
   /// The bytes no decision changes (C in MemoryBudget.cpp).
   int64_t fixedBytes(const PredictedPeak &saveAll, Bound bound) const;
   /// The values the schedule rebuilding `effective` saves.

@@ -20,13 +20,8 @@
 using namespace mlir;
 using namespace mlir::cotangent;
 
-MemoryBudgetProblem::EliminationSolve
-MemoryBudgetProblem::solveByElimination(int64_t capacity, double seconds) const {
-  EliminationSolve answer;
-  if (capacity < 0) {
-    answer.status = EliminationSolve::Infeasible;
-    return answer;
-  }
+std::optional<std::vector<MemoryBudgetProblem::ParetoSchedule>>
+MemoryBudgetProblem::paretoSchedules(int64_t capacity, double seconds) const {
   // Variables: r_o, then s_v (MemoryBudget.cpp's columns).
   const int numOps = candidates.size();
   auto saved = [&](int v) { return numOps + v; };
@@ -54,17 +49,35 @@ MemoryBudgetProblem::solveByElimination(int64_t capacity, double seconds) const 
   limits.seconds = seconds;
   std::optional<std::vector<ParetoElimination::Point>> frontier = model.solve(limits);
   if (!frontier)
+    return std::nullopt; // too wide or out of time
+  std::vector<ParetoSchedule> schedules;
+  schedules.reserve(frontier->size());
+  for (const ParetoElimination::Point &point : *frontier) {
+    llvm::BitVector rebuilt(candidates.size());
+    for (int o : point.assignment.set_bits())
+      if (o < numOps)
+        rebuilt.set(o);
+    schedules.push_back({point.bytes, point.flops, effective(rebuilt)});
+  }
+  return schedules;
+}
+
+MemoryBudgetProblem::EliminationSolve
+MemoryBudgetProblem::solveByElimination(int64_t capacity, double seconds) const {
+  EliminationSolve answer;
+  if (capacity < 0) {
+    answer.status = EliminationSolve::Infeasible;
+    return answer;
+  }
+  std::optional<std::vector<ParetoSchedule>> frontier = paretoSchedules(capacity, seconds);
+  if (!frontier)
     return answer; // too wide or out of time: the MILP decides
   if (frontier->empty()) {
     answer.status = EliminationSolve::Infeasible;
     return answer;
   }
   // Bytes rise and FLOPs fall: the cheapest that fits is the last.
-  llvm::BitVector rebuilt(candidates.size());
-  for (int o : frontier->back().assignment.set_bits())
-    if (o < numOps)
-      rebuilt.set(o);
-  answer.schedule = effective(rebuilt);
+  answer.schedule = frontier->back().rebuilt;
   answer.status = EliminationSolve::Solved;
   return answer;
 }

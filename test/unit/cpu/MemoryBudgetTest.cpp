@@ -4,7 +4,11 @@
 // solver's recomputed FLOPs equal the least of the schedules that fit, the
 // solver proves it, and an infeasible budget names the smallest peak. For one
 // budget per program the chosen schedule is compiled and run on the CPU: the
-// measured peak equals the predicted one and fits the budget.
+// measured peak equals the predicted one and fits the budget. The frontier of
+// one elimination (MemoryBudgetProblem::frontier) against the same brute
+// force: every point is a schedule as predicted, the points beat each other
+// nowhere, and a point called optimal recomputes the fewest FLOPs of all
+// schedules at every budget it answers.
 #include "test/support/RandomPrograms.h"
 #include "test/unit/cpu/PlanningContext.h"
 
@@ -35,6 +39,13 @@ struct Schedule {
   int64_t peak, flops;
 };
 
+std::vector<bool> keyOf(const llvm::BitVector &effective) {
+  std::vector<bool> key(effective.size());
+  for (size_t i = 0; i < key.size(); ++i)
+    key[i] = effective.test(i);
+  return key;
+}
+
 /// Runs the split `pair` rematerialized by `schedule` on the CPU; returns the measured peak.
 int64_t measure(mlir::ModuleOp module, const MemoryBudgetProblem &problem,
                 const BudgetSchedule &schedule, uint64_t seed) {
@@ -58,6 +69,54 @@ int64_t measure(mlir::ModuleOp module, const MemoryBudgetProblem &problem,
   return measured->peakBytes;
 }
 
+/// Every schedule of `problem`: each subset of candidates, as the remat pass
+/// rebuilds it (keyed by the effective set), with its predicted peak.
+std::map<std::vector<bool>, Schedule> enumerateSchedules(const MemoryBudgetProblem &problem) {
+  size_t n = problem.numCandidates();
+  std::map<std::vector<bool>, Schedule> schedules;
+  for (uint64_t mask = 0; mask < (uint64_t{1} << n); ++mask) {
+    llvm::BitVector rebuilt(n);
+    for (size_t i = 0; i < n; ++i)
+      if (mask >> i & 1)
+        rebuilt.set(i);
+    llvm::BitVector effective = problem.effective(rebuilt);
+    std::vector<bool> key = keyOf(effective);
+    if (schedules.count(key))
+      continue;
+    auto peak = problem.predict(effective);
+    REQUIRE(mlir::succeeded(peak));
+    schedules[key] = {peak->peakBytes, problem.flops(effective)};
+  }
+  return schedules;
+}
+
+/// A random program with one memory_budget region around its body, after
+/// --jx-vjp, and its budget problem.
+struct BudgetProgram {
+  std::string text;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  std::optional<MemoryBudgetProblem> problem;
+};
+BudgetProgram budgetProgram(mlir::MLIRContext &ctx, uint64_t seed) {
+  Program program = Generator(seed).generate();
+  program.regions = {Interval{0, static_cast<int>(program.ops.size()), 0, true}};
+  BudgetProgram result;
+  result.text =
+      withPolicies(Printer(program).print(), program, [](int) { return "memory_budget(1.0)"; });
+  result.module = parse(result.text);
+  REQUIRE(result.module);
+  mlir::PassManager pm(&ctx);
+  pm.addPass(mlir::cotangent::createJxVjpPass());
+  REQUIRE(mlir::succeeded(pm.run(*result.module)));
+  auto pair = mlir::jx::lookupSplitPair(*result.module, "f");
+  REQUIRE(pair);
+  auto problem = MemoryBudgetProblem::build(pair->fwd, pair->bwd,
+                                            mlir::cotangent::getBudgetRegions(pair->fwd));
+  REQUIRE(mlir::succeeded(problem));
+  result.problem = std::move(*problem);
+  return result;
+}
+
 } // namespace
 
 TEST_CASE("memory_budget: the fewest recomputed FLOPs of all schedules that fit, on 200 "
@@ -68,43 +127,17 @@ TEST_CASE("memory_budget: the fewest recomputed FLOPs of all schedules that fit,
   constexpr size_t kMaxCandidates = 10;
   int programs = 0, budgetsChecked = 0, infeasibleChecked = 0, nontrivial = 0;
   for (uint64_t seed = 9000; programs < kPrograms; ++seed) {
-    Program program = Generator(seed).generate();
-    // One budget region around the whole body.
-    program.regions = {Interval{0, static_cast<int>(program.ops.size()), 0, true}};
-    std::string text =
-        withPolicies(Printer(program).print(), program, [](int) { return "memory_budget(1.0)"; });
-    auto module = parse(text);
-    REQUIRE(module);
-    mlir::PassManager pm(&ctx);
-    pm.addPass(mlir::cotangent::createJxVjpPass());
-    REQUIRE(mlir::succeeded(pm.run(*module)));
-    auto pair = mlir::jx::lookupSplitPair(*module, "f");
-    REQUIRE(pair);
-    auto problem = MemoryBudgetProblem::build(pair->fwd, pair->bwd, mlir::cotangent::getBudgetRegions(pair->fwd));
-    REQUIRE(mlir::succeeded(problem));
+    BudgetProgram budgeted = budgetProgram(ctx, seed);
+    const std::string &text = budgeted.text;
+    mlir::OwningOpRef<mlir::ModuleOp> &module = budgeted.module;
+    std::optional<MemoryBudgetProblem> &problem = budgeted.problem;
     size_t n = problem->numCandidates();
     if (n == 0 || n > kMaxCandidates)
       continue;
     ++programs;
     INFO("program (seed " << seed << ", " << n << " candidates):\n" << text);
 
-    // Every schedule: each subset of candidates, as the remat pass rebuilds it.
-    std::map<std::vector<bool>, Schedule> schedules;
-    for (uint64_t mask = 0; mask < (uint64_t{1} << n); ++mask) {
-      llvm::BitVector rebuilt(n);
-      for (size_t i = 0; i < n; ++i)
-        if (mask >> i & 1)
-          rebuilt.set(i);
-      llvm::BitVector effective = problem->effective(rebuilt);
-      std::vector<bool> key(n);
-      for (size_t i = 0; i < n; ++i)
-        key[i] = effective.test(i);
-      if (schedules.count(key))
-        continue;
-      auto peak = problem->predict(effective);
-      REQUIRE(mlir::succeeded(peak));
-      schedules[key] = {peak->peakBytes, problem->flops(effective)};
-    }
+    std::map<std::vector<bool>, Schedule> schedules = enumerateSchedules(*problem);
     // The MILP's bound never exceeds a schedule's peak (this is what makes
     // the search exact).
     llvm::BitVector none(n);
@@ -185,4 +218,76 @@ TEST_CASE("memory_budget: the fewest recomputed FLOPs of all schedules that fit,
   CHECK(budgetsChecked >= 3 * kPrograms);
   CHECK(infeasibleChecked == kPrograms);
   CHECK(nontrivial >= kPrograms); // most budgets need some recomputation
+}
+
+TEST_CASE("memory_budget: the frontier of one elimination against brute force, on 100 random "
+          "programs",
+          "[cpu][memory][budget][frontier][property]") {
+  mlir::MLIRContext &ctx = planningContext();
+  constexpr int kPrograms = 100;
+  constexpr size_t kMaxCandidates = 10;
+  int programs = 0, pointsChecked = 0, optimalPoints = 0, bestFound = 0, missed = 0;
+  for (uint64_t seed = 12000; programs < kPrograms; ++seed) {
+    BudgetProgram budgeted = budgetProgram(ctx, seed);
+    const MemoryBudgetProblem &problem = *budgeted.problem;
+    size_t n = problem.numCandidates();
+    if (n == 0 || n > kMaxCandidates)
+      continue;
+    ++programs;
+    INFO("program (seed " << seed << ", " << n << " candidates):\n" << budgeted.text);
+    std::map<std::vector<bool>, Schedule> schedules = enumerateSchedules(problem);
+    // The fewest FLOPs of all schedules peaking at most `peak`.
+    auto optimum = [&](int64_t peak) {
+      int64_t best = INT64_MAX;
+      for (const auto &[key, s] : schedules)
+        if (s.peak <= peak)
+          best = std::min(best, s.flops);
+      return best;
+    };
+    auto frontier = problem.frontier(60);
+    REQUIRE(mlir::succeeded(frontier));
+    REQUIRE(frontier->has_value()); // small programs: elimination always goes
+    const auto &points = (*frontier)->points;
+    REQUIRE_FALSE(points.empty());
+    CHECK(points.front().budgetBytes == (*frontier)->noRematPeakBytes);
+    CHECK(points.front().recomputedFlops == 0);
+    for (size_t i = 0; i < points.size(); ++i) {
+      const auto &point = points[i];
+      INFO("point " << i << ": peak " << point.peakBytes << ", " << point.recomputedFlops
+                    << " FLOPs");
+      // Each point is a schedule as predicted, and no other point beats it.
+      auto found = schedules.find(keyOf(point.rebuilt));
+      REQUIRE(found != schedules.end());
+      CHECK(found->second.peak == point.peakBytes);
+      CHECK(found->second.flops == point.recomputedFlops);
+      if (i > 0) {
+        CHECK(point.peakBytes < points[i - 1].peakBytes);
+        CHECK(point.recomputedFlops > points[i - 1].recomputedFlops);
+        CHECK(point.budgetBytes == points[i - 1].peakBytes - 1);
+      }
+      // Optimal ones equal brute force at every budget they answer.
+      int64_t best = optimum(point.peakBytes);
+      if (point.optimality != mlir::cotangent::FrontierOptimality::BestFound) {
+        CHECK(point.recomputedFlops == best);
+        CHECK(optimum(point.budgetBytes) == best);
+        ++optimalPoints;
+      } else {
+        CHECK(point.recomputedFlops >= best);
+        ++bestFound;
+      }
+      ++pointsChecked;
+    }
+    // What brute force reaches that the frontier does not (counted: a
+    // schedule off the model's Pareto set can peak lower than its bound).
+    for (const auto &[key, s] : schedules) {
+      bool covered = llvm::any_of(points, [&](const auto &p) {
+        return p.peakBytes <= s.peak && p.recomputedFlops <= s.flops;
+      });
+      missed += !covered && s.flops == optimum(s.peak);
+    }
+  }
+  INFO(pointsChecked << " points: " << optimalPoints << " optimal, " << bestFound
+                     << " best found; " << missed << " brute-force frontier points missed");
+  CHECK(pointsChecked >= kPrograms);
+  CHECK(optimalPoints > bestFound);
 }
