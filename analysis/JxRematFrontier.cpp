@@ -104,7 +104,7 @@ FailureOr<int64_t> sweepBudgetByBudget(const MemoryBudgetProblem &problem,
 int64_t backwardFlops(func::FuncOp bwd) {
   int64_t flops = 0;
   for (Operation &op : bwd.getBody().front())
-    flops += estimateFlops(&op);
+    flops += cotangent::estimateFlops(&op);
   return flops;
 }
 

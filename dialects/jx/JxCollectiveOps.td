@@ -13,8 +13,9 @@
 #ifndef COTANGENT_DIALECTS_JX_JXCOLLECTIVEOPS_TD
 #define COTANGENT_DIALECTS_JX_JXCOLLECTIVEOPS_TD
 
+// A collective's cost is what it communicates (its additions are not counted).
 class Jx_CollectiveOp<string mnemonic, list<Trait> traits = []>
-    : Jx_Op<mnemonic, traits # [Pure]>;
+    : Jx_Op<mnemonic, traits # [Pure], ["estimateFlops", "estimateCommunicatedBytes"]>;
 
 def Jx_PsumOp : Jx_CollectiveOp<"psum", [SameOperandsAndResultType, InferTypeOpInterface]> {
   let summary = "sum over the ranks of a mesh axis";

@@ -9,6 +9,7 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
+include "dialects/jx/JxOpFacts.td"
 
 def Jx_Dialect : Dialect {
   let name = "jx";
@@ -60,8 +61,11 @@ def Jx_Dialect : Dialect {
   let hasRegionResultAttrVerify = 1;
 }
 
-class Jx_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Jx_Dialect, mnemonic, traits>;
+// Every jx op tells its cost (JxOpFacts.td); `costMethods` names the
+// CostOpInterface methods the op defines itself.
+class Jx_Op<string mnemonic, list<Trait> traits = [], list<string> costMethods = []>
+    : Op<Jx_Dialect, mnemonic,
+         traits # [DeclareOpInterfaceMethods<Jx_CostOpInterface, costMethods>]>;
 
 class Jx_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Jx_Dialect, name, traits> {

@@ -4,6 +4,7 @@
 #define COTANGENT_DIALECTS_JX_JXOPS_H
 
 #include "dialects/jx/JxDialect.h"
+#include "dialects/jx/JxOpFacts.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"

@@ -135,7 +135,7 @@ def Jx_LeOp : Jx_CompareOp<"le", "x <= y">;
 def Jx_GtOp : Jx_CompareOp<"gt", "x > y">;
 def Jx_GeOp : Jx_CompareOp<"ge", "x >= y">;
 
-def Jx_SelectNOp : Jx_Op<"select_n", [Pure, InferTypeOpAdaptor]> {
+def Jx_SelectNOp : Jx_Op<"select_n", [Pure, InferTypeOpAdaptor, Jx_CheapToRecompute]> {
   let summary = "elementwise choice among cases";
   let description = [{
     Picks, elementwise, `cases[which]`. `which` is boolean (two cases: false
@@ -156,7 +156,7 @@ def Jx_SelectNOp : Jx_Op<"select_n", [Pure, InferTypeOpAdaptor]> {
 // Contractions, shapes and reductions
 //===----------------------------------------------------------------------===//
 
-def Jx_DotGeneralOp : Jx_Op<"dot_general", [Pure, InferTypeOpAdaptor]> {
+def Jx_DotGeneralOp : Jx_Op<"dot_general", [Pure, InferTypeOpAdaptor], ["estimateFlops"]> {
   let summary = "generalized dot product with contracting and batch dimensions";
   let description = [{
     As JAX's `dot_general`: the result's dimensions are the batch dimensions,
@@ -186,7 +186,8 @@ def Jx_DotGeneralOp : Jx_Op<"dot_general", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
-def Jx_BroadcastInDimOp : Jx_Op<"broadcast_in_dim", [Pure]> {
+def Jx_BroadcastInDimOp : Jx_Op<"broadcast_in_dim",
+    [Pure, Jx_MovesData, Jx_CheapToRecompute, Jx_RebuiltFromOperand]> {
   let summary = "broadcast an operand into a larger shape";
   let description = [{
     Operand dimension `i` becomes result dimension `broadcast_dimensions[i]`
@@ -205,7 +206,8 @@ def Jx_BroadcastInDimOp : Jx_Op<"broadcast_in_dim", [Pure]> {
   let hasFolder = 1;
 }
 
-def Jx_ReshapeOp : Jx_Op<"reshape", [Pure]> {
+def Jx_ReshapeOp : Jx_Op<"reshape",
+    [Pure, Jx_ViewOfOperand, Jx_MovesData, Jx_CheapToRecompute, Jx_RebuiltFromOperand]> {
   let summary = "reshape to a shape of the same number of elements";
   let description = [{
     ```mlir
@@ -219,7 +221,8 @@ def Jx_ReshapeOp : Jx_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
-def Jx_TransposeOp : Jx_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+def Jx_TransposeOp : Jx_Op<"transpose",
+    [Pure, InferTypeOpAdaptor, Jx_MovesData, Jx_CheapToRecompute]> {
   let summary = "permute dimensions";
   let description = [{
     Result dimension `i` is operand dimension `permutation[i]`.
@@ -236,7 +239,8 @@ def Jx_TransposeOp : Jx_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def Jx_SqueezeOp : Jx_Op<"squeeze", [Pure, InferTypeOpAdaptor]> {
+def Jx_SqueezeOp : Jx_Op<"squeeze", [Pure, InferTypeOpAdaptor, Jx_ViewOfOperand,
+    Jx_MovesData, Jx_CheapToRecompute, Jx_RebuiltFromOperand]> {
   let summary = "remove dimensions of size 1";
   let description = [{
     ```mlir
@@ -251,7 +255,8 @@ def Jx_SqueezeOp : Jx_Op<"squeeze", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def Jx_ExpandDimsOp : Jx_Op<"expand_dims", [Pure, InferTypeOpAdaptor]> {
+def Jx_ExpandDimsOp : Jx_Op<"expand_dims", [Pure, InferTypeOpAdaptor, Jx_ViewOfOperand,
+    Jx_MovesData, Jx_CheapToRecompute, Jx_RebuiltFromOperand]> {
   let summary = "insert dimensions of size 1";
   let description = [{
     `dimensions` are positions in the result.
@@ -284,7 +289,8 @@ def Jx_ConcatenateOp : Jx_Op<"concatenate", [Pure, InferTypeOpAdaptor]> {
   let hasFolder = 1;
 }
 
-def Jx_SliceOp : Jx_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+def Jx_SliceOp : Jx_Op<"slice",
+    [Pure, InferTypeOpAdaptor, Jx_MayBeViewOfOperand, Jx_MovesData, Jx_CheapToRecompute]> {
   let summary = "static strided slice";
   let description = [{
     ```mlir
@@ -404,7 +410,7 @@ def Jx_PadOp : Jx_Op<"pad", [Pure, InferTypeOpAdaptor]> {
   }];
 }
 
-def Jx_IotaOp : Jx_Op<"iota", [Pure]> {
+def Jx_IotaOp : Jx_Op<"iota", [Pure, Jx_CheapToRecompute], ["estimateFlops"]> {
   let summary = "0, 1, 2, ... along one dimension";
   let description = [{
     ```mlir
@@ -433,7 +439,8 @@ def Jx_BitcastConvertTypeOp : Jx_Op<"bitcast_convert_type", [Pure, Elementwise]>
   let hasVerifier = 1;
 }
 
-def Jx_ConvertElementTypeOp : Jx_Op<"convert_element_type", [Pure]> {
+def Jx_ConvertElementTypeOp : Jx_Op<"convert_element_type",
+    [Pure, Jx_MovesData, Jx_CheapToRecompute]> {
   let summary = "convert to another element type";
   let description = [{
     ```mlir
@@ -448,7 +455,7 @@ def Jx_ConvertElementTypeOp : Jx_Op<"convert_element_type", [Pure]> {
 }
 
 class Jx_ReduceOp<string mnemonic, string doc>
-    : Jx_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+    : Jx_Op<mnemonic, [Pure, InferTypeOpAdaptor], ["estimateFlops"]> {
   let summary = doc # " over the given axes";
   let description = "Reduces the given axes away (" # doc # ").\n\n```mlir\n"
     # "%1 = jx." # mnemonic # " %0, axes = [1] : tensor<5x4xf32> -> tensor<5xf32>\n```";
@@ -512,7 +519,8 @@ def Jx_ConstantOp : Jx_Op<"constant", [ConstantLike, Pure, AllTypesMatch<["value
 // Control flow
 //===----------------------------------------------------------------------===//
 
-def Jx_ScanOp : Jx_Op<"scan", [RecursiveMemoryEffects, IsolatedFromAbove, SingleBlock]> {
+def Jx_ScanOp : Jx_Op<"scan", [RecursiveMemoryEffects, IsolatedFromAbove, SingleBlock],
+    ["estimateFlops", "estimateCommunicatedBytes"]> {
   let summary = "loop over the leading axis of xs, threading a carry";
   let description = [{
     As JAX's `scan_p`. Operands are `consts..., init_carry..., xs...`; the body's
@@ -664,7 +672,8 @@ def Jx_RematOp : Jx_Op<"remat", [RecursiveMemoryEffects, IsolatedFromAbove, Sing
 }
 
 def Jx_CheckpointNameOp : Jx_Op<"checkpoint_name",
-    [Pure, SameOperandsAndResultType, InferTypeOpInterface]> {
+    [Pure, SameOperandsAndResultType, InferTypeOpInterface, Jx_ViewOfOperand, Jx_MovesData,
+     Jx_CheapToRecompute]> {
   let summary = "identity that names a value for remat policies";
   let description = [{
     As `jax.ad_checkpoint.checkpoint_name`. Named-value policies
@@ -679,7 +688,8 @@ def Jx_CheckpointNameOp : Jx_Op<"checkpoint_name",
   let assemblyFormat = "$operand `,` $name attr-dict `:` type($result)";
 }
 
-def Jx_OptimizationBarrierOp : Jx_Op<"optimization_barrier", [InferTypeOpAdaptor]> {
+def Jx_OptimizationBarrierOp : Jx_Op<"optimization_barrier",
+    [InferTypeOpAdaptor, Jx_ViewOfOperand, Jx_MovesData]> {
   let summary = "identity that optimizations cannot see through";
   let description = [{
     Returns its operands. It declares no memory effects interface, so CSE,

@@ -210,7 +210,7 @@ LogicalResult Differentiator::linearize(func::FuncOp fwd) {
 /// first costs a copy to redo, the second's operand is larger.
 static bool isCheapView(Value v) {
   Operation *def = v.getDefiningOp();
-  if (isa_and_present<ReshapeOp, SqueezeOp, ExpandDimsOp, BroadcastInDimOp>(def))
+  if (def && isRebuiltFromOperand(def))
     return true;
   if (auto convert = dyn_cast_if_present<ConvertElementTypeOp>(def)) {
     auto from = dyn_cast<FloatType>(getElementTypeOrSelf(convert.getOperand().getType()));

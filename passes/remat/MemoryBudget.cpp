@@ -49,35 +49,12 @@ MLIR_DEFINE_EXPLICIT_TYPE_ID(mlir::cotangent::PeakOracle)
 
 namespace {
 
-int64_t elementsOf(Type type) {
-  auto shaped = dyn_cast<RankedTensorType>(type);
-  return shaped && shaped.hasStaticShape() ? shaped.getNumElements() : 0;
-}
-
-/// Ops that move data without arithmetic: no FLOPs.
-bool movesData(Operation *op) {
-  return isa<ReshapeOp, SqueezeOp, ExpandDimsOp, CheckpointNameOp, OptimizationBarrierOp,
-             SliceOp, TransposeOp, BroadcastInDimOp, ConvertElementTypeOp>(op);
-}
-
-/// Ops whose result is a view of an operand's buffer once lowered (a saved
-/// transpose, broadcast or conversion is a copy).
-bool isView(Operation *op) {
-  return isa<ReshapeOp, SqueezeOp, ExpandDimsOp, CheckpointNameOp, OptimizationBarrierOp>(op);
-}
-
-/// A slice may lower to a view of its operand or to a copy: it costs 0 (it
-/// may share a saved buffer) and keeps no root (the copy is smaller).
-bool mayBeView(Operation *op) { return isView(op) || isa<SliceOp>(op); }
-
 /// The value a chain of views of `v` starts from: saving `v` keeps its buffer.
 Value viewRoot(Value v) {
   while (Operation *def = v.getDefiningOp()) {
-    if (!isView(def))
+    if (!jx::isView(def))
       break;
-    // A barrier's results are views of the operands at their positions.
-    v = def->getOperand(isa<OptimizationBarrierOp>(def) ? cast<OpResult>(v).getResultNumber()
-                                                        : 0);
+    v = jx::viewSourceOf(cast<OpResult>(v));
   }
   return v;
 }
@@ -94,27 +71,6 @@ bool mayFold(Operation *op) {
   return folds;
 }
 
-int64_t bytesOf(Type type) {
-  auto shaped = dyn_cast<RankedTensorType>(type);
-  if (!shaped || !shaped.hasStaticShape())
-    return 0;
-  return shaped.getNumElements() * ((shaped.getElementTypeBitWidth() + 7) / 8);
-}
-
-/// The bytes a rank sends or receives for collective `op` in a ring.
-int64_t communicatedBytes(Operation *op) {
-  auto others = [](int64_t bytes, int64_t ranks) { return bytes * (ranks - 1) / ranks; };
-  if (auto gather = dyn_cast<AllGatherOp>(op))
-    return others(bytesOf(gather.getType()), gather.getAxisSize());
-  if (auto scatter = dyn_cast<PsumScatterOp>(op))
-    return others(bytesOf(scatter.getOperand().getType()), scatter.getAxisSize());
-  if (isa<PsumOp, PmeanOp>(op)) // reduce-scatter, then all-gather
-    return 2 * bytesOf(op->getOperand(0).getType());
-  if (isa<PpermuteOp>(op))
-    return bytesOf(op->getOperand(0).getType());
-  return 0; // axis_index
-}
-
 double since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -122,38 +78,7 @@ double since(std::chrono::steady_clock::time_point start) {
 } // namespace
 
 int64_t mlir::cotangent::estimateFlops(Operation *op) {
-  if (auto dot = dyn_cast<DotGeneralOp>(op)) {
-    auto lhs = cast<RankedTensorType>(dot.getLhs().getType());
-    int64_t contracted = 1;
-    for (int64_t d : dot.getLhsContractingDimensions())
-      contracted *= lhs.getDimSize(d);
-    return 2 * elementsOf(dot.getType()) * contracted;
-  }
-  if (op->getNumRegions() != 0) {
-    // A loop's body runs once per step; a branch costs its dearer side.
-    int64_t body = 0;
-    for (Region &region : op->getRegions()) {
-      int64_t sum = 0;
-      region.walk([&](Operation *inner) {
-        if (inner->getNumRegions() == 0)
-          sum += estimateFlops(inner);
-      });
-      body = isa<CondOp>(op) ? std::max(body, sum) : body + sum;
-    }
-    if (auto scan = dyn_cast<ScanOp>(op))
-      body *= scan.getLength();
-    return body;
-  }
-  if (jx::isCollective(op))
-    return communicatedBytes(op) * kFlopsPerCommunicatedByte;
-  if (movesData(op) || op->hasTrait<OpTrait::ConstantLike>() || isa<IotaOp>(op))
-    return 0;
-  if (isa<ReduceSumOp, ReduceMaxOp>(op))
-    return elementsOf(op->getOperand(0).getType());
-  int64_t elements = 0;
-  for (Value r : op->getResults())
-    elements += elementsOf(r.getType());
-  return elements;
+  return jx::estimateFlops(op) + jx::estimateCommunicatedBytes(op) * kFlopsPerCommunicatedByte;
 }
 
 llvm::SmallVector<int64_t> mlir::cotangent::getBudgetRegions(func::FuncOp fwd) {
@@ -197,7 +122,7 @@ FailureOr<MemoryBudgetProblem> MemoryBudgetProblem::build(func::FuncOp fwd, func
       continue; // rebuilt whatever the policy says
     problem.candidateIndex[&op] = problem.candidates.size();
     problem.candidates.push_back(&op);
-    problem.candidateFlops.push_back(estimateFlops(&op));
+    problem.candidateFlops.push_back(cotangent::estimateFlops(&op));
     problem.candidateRegion.push_back(
         llvm::find(regions, getRematRegions(&op).front()) - regions.begin());
   }
@@ -218,7 +143,7 @@ FailureOr<MemoryBudgetProblem> MemoryBudgetProblem::build(func::FuncOp fwd, func
       problem.values.push_back(v);
       Operation *def = v.getDefiningOp();
       int64_t bytes = getTensorBytes(v.getType());
-      problem.valueBytes.push_back(def && (mayBeView(def) || mayFold(def)) ? 0 : bytes);
+      problem.valueBytes.push_back(def && (jx::mayBeView(def) || mayFold(def)) ? 0 : bytes);
       problem.fullBytes.push_back(bytes);
     }
     return std::make_pair(it->second, fresh);

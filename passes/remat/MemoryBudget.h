@@ -234,11 +234,9 @@ llvm::SmallVector<int64_t> getBudgetRegions(func::FuncOp fwd);
 /// of bf16 over 450 GB/s of NVLink: about 2200); docs/distributed.md.
 inline constexpr int64_t kFlopsPerCommunicatedByte = 256;
 
-/// The FLOPs `op` performs (2 per multiply-add of a dot, 1 per element of
-/// elementwise ops and reductions, 0 for views and data movement); a
-/// collective, the bytes each rank sends or receives (a ring's: twice its
-/// operand for psum and pmean, the others' part of an all_gather's result
-/// or a psum_scatter's operand) at kFlopsPerCommunicatedByte.
+/// What the budget charges for `op`: its FLOPs, and for what it
+/// communicates (a collective's ring bytes, jx::CostOpInterface)
+/// kFlopsPerCommunicatedByte a byte.
 int64_t estimateFlops(Operation *op);
 
 } // namespace mlir::cotangent

@@ -114,15 +114,7 @@ private:
 } // namespace
 
 bool mlir::cotangent::isCheapToRecompute(Operation *op, bool dots) {
-  if (op->getNumRegions() != 0)
-    return false;
-  if (op->hasTrait<OpTrait::Elementwise>() || op->hasTrait<OpTrait::ConstantLike>())
-    return true;
-  if (isa<jx::SelectNOp, jx::ConvertElementTypeOp, jx::ReshapeOp, jx::BroadcastInDimOp,
-          jx::TransposeOp, jx::SqueezeOp, jx::ExpandDimsOp, jx::SliceOp, jx::CheckpointNameOp,
-          jx::IotaOp>(op))
-    return true;
-  return dots && isa<jx::DotGeneralOp>(op);
+  return jx::isCheapToRecompute(op) || (dots && isa<jx::DotGeneralOp>(op));
 }
 
 llvm::DenseSet<Value> mlir::cotangent::minimumResidualCut(const ResidualCutProblem &problem) {

@@ -37,8 +37,9 @@ struct ResidualCutProblem {
 /// saved or recomputable from saved values and the region's inputs.
 llvm::DenseSet<Value> minimumResidualCut(const ResidualCutProblem &problem);
 
-/// The ops min_residual_bytes lets the backward recompute: elementwise ops,
-/// views and constants; with `dots`, `dot_general` too.
+/// The ops min_residual_bytes lets the backward recompute: those the jx op
+/// facts call cheap to run again (jx::isCheapToRecompute: elementwise ops,
+/// data movement, constants); with `dots`, `dot_general` too.
 bool isCheapToRecompute(Operation *op, bool dots);
 
 } // namespace mlir::cotangent
