@@ -152,6 +152,16 @@ cl::opt<std::string> jaxPython(
              "scripts/jax-venv.sh makes in build/jax-venv)"),
     cl::value_desc("path"));
 
+enum class CpuIsa { Native, Avx2 };
+cl::opt<CpuIsa> cpuIsa(
+    cl::cat(benchOptions), "cpu-isa",
+    cl::desc("the instructions every side may use: native (default), or avx2 to measure an "
+             "AVX2-only CPU on a wider one (Cotangent's code for Haswell, OpenBLAS's Haswell "
+             "kernels, ONEDNN_MAX_CPU_ISA=AVX2, XLA_FLAGS=--xla_cpu_max_isa=AVX2; printed)"),
+    cl::values(clEnumValN(CpuIsa::Native, "native", "the CPU's own"),
+               clEnumValN(CpuIsa::Avx2, "avx2", "AVX2 and FMA, no AVX-512")),
+    cl::init(CpuIsa::Native));
+
 cl::opt<std::string> emitMlirDir(
     cl::cat(benchOptions), "emit-mlir",
     cl::desc("write the transformer (--blocks, --seq, --width, --heads) under no policy, "
@@ -490,6 +500,26 @@ int benchFrontier(mlir::MLIRContext &ctx) {
 /// when nothing changed.
 int reexecWithoutOpenBlasOverrides(char **argv) {
   constexpr const char *kUnset = "COTANGENT_BENCH_OVERRIDES_UNSET";
+  if (cpuIsa == CpuIsa::Avx2) {
+    // Every library and compiler capped at AVX2, in this process and JAX's.
+    if (std::getenv(kUnset))
+      return 0;
+    setenv(kUnset, "1", 1);
+    std::string xla = std::getenv("XLA_FLAGS") ? std::getenv("XLA_FLAGS") : "";
+    xla += (xla.empty() ? "" : " ") + std::string("--xla_cpu_max_isa=AVX2");
+    for (auto [var, value] : {std::pair<const char *, std::string>{"COTANGENT_CPU", "haswell"},
+                              {"OPENBLAS_CORETYPE", "Haswell"},
+                              {"ONEDNN_MAX_CPU_ISA", "AVX2"},
+                              {"XLA_FLAGS", xla}}) {
+      std::printf("cotangent-bench: --cpu-isa avx2: %s=%s\n", var, value.c_str());
+      setenv(var, value.c_str(), 1);
+    }
+    unsetenv("OPENBLAS_L2_SIZE");
+    std::fflush(stdout);
+    execv("/proc/self/exe", argv);
+    std::perror("cotangent-bench: re-exec failed");
+    return 1;
+  }
   if (!std::getenv(kUnset)) {
     setenv(kUnset, "1", 1); // the re-executions keep what this process decided
     bool reexec = false;

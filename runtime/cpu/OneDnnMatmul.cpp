@@ -8,11 +8,14 @@
 
 #include "runtime/cpu/OneDnnMatmul.h"
 
+#include "runtime/cpu/MatmulChoice.h"
+
 #include <oneapi/dnnl/dnnl.h>
 
 #include <dlfcn.h>
 
 #include <array>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -212,13 +215,15 @@ void cpu::configureMatmul(std::string *error) {
     const char *env = std::getenv("COTANGENT_MATMUL");
     if (!env || chosenLibrary())
       return;
-    if (std::strcmp(env, "onednn") == 0)
+    if (std::strcmp(env, "measured") == 0)
+      chosenLibrary() = MatmulLibrary::Measured;
+    else if (std::strcmp(env, "onednn") == 0)
       chosenLibrary() = MatmulLibrary::OneDnn;
     else if (std::strcmp(env, "openblas") == 0)
       chosenLibrary() = MatmulLibrary::OpenBlas;
     else
       envError = std::string("COTANGENT_MATMUL='") + env +
-                 "' is not 'onednn' or 'openblas'; using oneDNN where it loads";
+                 "' is not 'measured', 'onednn' or 'openblas'; measuring per layout";
   });
   if (error)
     *error = envError;
@@ -226,7 +231,7 @@ void cpu::configureMatmul(std::string *error) {
 
 cpu::MatmulLibrary cpu::matmulLibrary() {
   configureMatmul();
-  return chosenLibrary().value_or(MatmulLibrary::OneDnn);
+  return chosenLibrary().value_or(MatmulLibrary::Measured);
 }
 
 void cpu::setMatmulLibrary(MatmulLibrary library) {
@@ -244,8 +249,14 @@ std::string cpu::matmulLibraryName() {
   OneDnn &dnnl = OneDnn::get();
   if (!dnnl.loaded())
     return openBlas + " (oneDNN: " + dnnl.whyNot() + ")";
-  return "oneDNN " + dnnl.version() + " (f64 and products under 2^18 multiply-adds: " +
-         openBlas + ")";
+  if (matmulLibrary() == MatmulLibrary::OneDnn)
+    return "oneDNN " + dnnl.version() + " (COTANGENT_MATMUL=onednn; f64 and products under " +
+           "2^18 multiply-adds: " + openBlas + ")";
+  std::string cache = matmulCachePath();
+  return "oneDNN " + dnnl.version() + " or " + openBlas +
+         ", the faster per layout as measured (" +
+         (cache.empty() ? std::string("per process") : cache) +
+         "; f64 and products under 2^18 multiply-adds: " + openBlas + ")";
 }
 
 bool cpu::oneDnnSharesLoopThreads() {
@@ -259,15 +270,18 @@ bool cpu::oneDnnSharesLoopThreads() {
          std::strstr(info.dli_fname, "libomp") != nullptr;
 }
 
+/// Whether oneDNN may take the product at all (it may still refuse a
+/// layout it would run on reference kernels).
+static bool oneDnnMayTake(const host::BatchMatmulShape &s) {
+  return s.blasCompatible() && s.k > 0 && s.m * s.n * s.k >= cpu::kMinOneDnnWork &&
+         cpu::matmulLibrary() != MatmulLibrary::OpenBlas && OneDnn::get().loaded();
+}
+
 /// The product on oneDNN, if it takes it (see oneDnnBatchMatmulF32).
 static bool runOnOneDnn(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
                         const CotangentMemRef3 &c, dnnl_data_type_t operands) {
   host::BatchMatmulShape s(a, b, c);
-  if (!s.blasCompatible() || s.k == 0 || s.m * s.n * s.k < cpu::kMinOneDnnWork ||
-      cpu::matmulLibrary() != MatmulLibrary::OneDnn)
-    return false;
-  OneDnn &dnnl = OneDnn::get();
-  return dnnl.loaded() && dnnl.run(a, b, c, s, operands);
+  return oneDnnMayTake(s) && OneDnn::get().run(a, b, c, s, operands);
 }
 
 bool cpu::oneDnnBatchMatmulF32(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
@@ -278,4 +292,43 @@ bool cpu::oneDnnBatchMatmulF32(const CotangentMemRef3 &a, const CotangentMemRef3
 bool cpu::oneDnnBatchMatmulBf16(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
                                 const CotangentMemRef3 &c) {
   return runOnOneDnn(a, b, c, dnnl_bf16);
+}
+
+namespace {
+/// One product, for MatmulChoice's timer.
+struct TimedProduct {
+  const CotangentMemRef3 &a, &b, &c;
+  cpu::OpenBlasMatmul openBlas;
+};
+} // namespace
+
+void cpu::batchMatmulF32(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
+                         const CotangentMemRef3 &c, OpenBlasMatmul openBlas) {
+  host::BatchMatmulShape s(a, b, c);
+  if (!oneDnnMayTake(s)) {
+    openBlas(a, b, c);
+    return;
+  }
+  MatmulLibrary library = matmulLibrary();
+  if (library == MatmulLibrary::Measured) {
+    MatmulLayout layout{dnnl_f32,     s.batch,      s.m,          s.n,          s.k,
+                        a.strides[0], a.strides[1], a.strides[2], b.strides[0], b.strides[1],
+                        b.strides[2], c.strides[0], c.strides[1], c.strides[2]};
+    TimedProduct product{a, b, c, openBlas};
+    library = measuredLibrary(
+        layout,
+        [](MatmulLibrary l, void *context) -> std::optional<double> {
+          auto &p = *static_cast<TimedProduct *>(context);
+          auto start = std::chrono::steady_clock::now();
+          if (l == MatmulLibrary::OneDnn)
+            if (!runOnOneDnn(p.a, p.b, p.c, dnnl_f32))
+              return std::nullopt;
+          if (l == MatmulLibrary::OpenBlas)
+            p.openBlas(p.a, p.b, p.c);
+          return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        },
+        &product);
+  }
+  if (library == MatmulLibrary::OpenBlas || !runOnOneDnn(a, b, c, dnnl_f32))
+    openBlas(a, b, c);
 }

@@ -16,10 +16,12 @@
 // pool of threads for the loops and the dots, with one thread count
 // (Threads.h) and the same sleep after each region.
 //
-// COTANGENT_MATMUL=openblas (or setMatmulLibrary) keeps every matmul on
-// OpenBLAS; f64 matmuls, products under kMinWork multiply-adds (a
-// primitive's creation costs more than they take) and layouts oneDNN would
-// run on its reference kernels stay there too.
+// Which of the two runs an f32 product is measured per layout (MatmulChoice.h):
+// neither is faster on every CPU and shape. COTANGENT_MATMUL=openblas or
+// =onednn (or setMatmulLibrary) fixes one instead; f64 matmuls, products
+// under kMinWork multiply-adds (a primitive's creation costs more than they
+// take) and layouts oneDNN would run on its reference kernels stay on
+// OpenBLAS whatever is chosen.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,14 +34,15 @@
 
 namespace cotangent::cpu {
 
-enum class MatmulLibrary { OneDnn, OpenBlas };
+/// Measured: per layout, the faster of the two on this machine (MatmulChoice.h).
+enum class MatmulLibrary { Measured, OneDnn, OpenBlas };
 
 /// Multiply-adds (m * n * k per product) below which a matmul stays on
 /// OpenBLAS.
 inline constexpr int64_t kMinOneDnnWork = int64_t{1} << 18;
 
 /// The library f32 matmuls use from now on: setMatmulLibrary(), else
-/// COTANGENT_MATMUL ("onednn" or "openblas"), else oneDNN where it loads.
+/// COTANGENT_MATMUL ("measured", "onednn" or "openblas"), else measured.
 MatmulLibrary matmulLibrary();
 void setMatmulLibrary(MatmulLibrary library);
 
@@ -55,9 +58,21 @@ std::string matmulLibraryName();
 /// runs the parallel loops (one pool of threads).
 bool oneDnnSharesLoopThreads();
 
+/// The f32 product OpenBLAS computes (the caller's: MemoryHooks.cpp).
+using OpenBlasMatmul = void (*)(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
+                                const CotangentMemRef3 &c);
+
+/// C[b] = A[b] * B[b] in f32 on the library matmulLibrary() says: by
+/// default the one measured faster for this layout on this machine (once,
+/// then read from MatmulChoice.h's file); OpenBLAS where oneDNN does not
+/// take it.
+void batchMatmulF32(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
+                    const CotangentMemRef3 &c, OpenBlasMatmul openBlas);
+
 /// C[b] = A[b] * B[b] by a cached oneDNN primitive. False, having done
-/// nothing, when oneDNN does not take it (not loaded or not chosen, small,
-/// a layout BLAS cannot read, or one oneDNN would run on reference kernels).
+/// nothing, when oneDNN does not take it (not loaded or OpenBLAS chosen,
+/// small, a layout BLAS cannot read, or one oneDNN would run on reference
+/// kernels).
 bool oneDnnBatchMatmulF32(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
                           const CotangentMemRef3 &c);
 

@@ -30,11 +30,16 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Pass.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 
@@ -201,6 +206,20 @@ JitEngine::create(ModuleOp lowered, const JitTarget &target, Location loc) {
     return fail(machines.takeError());
   machines->setCodeGenOptLevel(target.optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
                                                     : llvm::CodeGenOptLevel::Default);
+  // COTANGENT_CPU names another CPU to compile for (an older machine of a
+  // fleet, or an AVX2-only one emulated on a wider CPU): its own features.
+  if (const char *cpu = std::getenv("COTANGENT_CPU"); cpu && *cpu) {
+    std::string error;
+    const llvm::Triple &triple = machines->getTargetTriple();
+    const llvm::Target *llvmTarget = llvm::TargetRegistry::lookupTarget(triple, error);
+    std::unique_ptr<llvm::MCSubtargetInfo> info(
+        llvmTarget ? llvmTarget->createMCSubtargetInfo(triple, "", "") : nullptr);
+    if (!info || !info->isCPUStringValid(cpu))
+      return fail(llvm::createStringError(std::string("COTANGENT_CPU='") + cpu +
+                                          "' is not a CPU LLVM knows for " + triple.str()));
+    machines->setCPU(cpu);
+    machines->getFeatures() = llvm::SubtargetFeatures();
+  }
   auto machine = machines->createTargetMachine();
   if (!machine)
     return fail(machine.takeError());

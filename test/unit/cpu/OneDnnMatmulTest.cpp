@@ -4,15 +4,22 @@
 // should be; bf16 and f16 operands into f32 products (oneDNN's bf16 kernels
 // where the CPU runs them, else widened onto the f32 path) within the same
 // bound of the exact product of the rounded operands.
+#include "runtime/cpu/MatmulChoice.h"
 #include "runtime/cpu/MemoryHooks.h"
 #include "runtime/cpu/OneDnnMatmul.h"
 #include "runtime/interpreter/ErrorBound.h"
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <bit>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <vector>
 
@@ -196,8 +203,86 @@ TEST_CASE("bf16 and f16 operands into f32 products equal the exact products of t
       if (bf16 && library == cpu::MatmulLibrary::OpenBlas)
         CHECK_FALSE(cpu::oneDnnBatchMatmulBf16(a, b, c));
     }
-    cpu::setMatmulLibrary(cpu::MatmulLibrary::OneDnn);
+    cpu::setMatmulLibrary(cpu::MatmulLibrary::Measured);
   };
   SECTION("bf16") { check(toBf16, fromBf16, _mlir_ciface_cotangent_batch_matmul_bf16, true); }
   SECTION("f16") { check(toF16, fromF16, _mlir_ciface_cotangent_batch_matmul_f16, false); }
+}
+
+TEST_CASE("the faster library is measured once per layout and read back from the machine's file",
+          "[cpu][onednn][matmul-choice]") {
+  const std::string original = cpu::matmulCachePath();
+  const std::string file = (std::filesystem::temp_directory_path() /
+                            ("cotangent-matmul-choice-" + std::to_string(getpid()) + ".txt"))
+                               .string();
+  std::remove(file.c_str());
+  cpu::setMatmulCachePath(file);
+  cpu::setMatmulLibrary(cpu::MatmulLibrary::Measured);
+  const int64_t n = 128; // 2^21 multiply-adds: oneDNN may take it
+  std::vector<float> av = random(n * n, 11), bv = random(n * n, 12);
+  auto a = view(av, {1, n, n}, {n * n, n, 1}), b = view(bv, {1, n, n}, {n * n, n, 1});
+  auto product = [&](cpu::MatmulLibrary library) {
+    cpu::setMatmulLibrary(library);
+    std::vector<float> cv(n * n, NAN);
+    auto c = view(cv, {1, n, n}, {n * n, n, 1});
+    _mlir_ciface_cotangent_batch_matmul_f32(&a, &b, &c);
+    CHECK(worstError(a, b, c) <= interp::gamma(n, 0x1p-24));
+    cpu::setMatmulLibrary(cpu::MatmulLibrary::Measured);
+    return cv;
+  };
+  auto readFile = [&] {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+
+  // Measured the first time, kept for the process, written with the machine kind.
+  std::vector<float> first = product(cpu::MatmulLibrary::Measured);
+  CHECK(cpu::matmulChoiceCounts().measured == 1);
+  product(cpu::MatmulLibrary::Measured);
+  CHECK(cpu::matmulChoiceCounts().measured == 1);
+  std::string written = readFile();
+  INFO(written);
+  REQUIRE(written.rfind("# " + cpu::matmulMachineKind() + "\n", 0) == 0);
+  std::string line = written.substr(written.find('\n') + 1);
+  bool oneDnnChosen = line.find(" onednn ") != std::string::npos;
+  CHECK((oneDnnChosen || line.find(" openblas ") != std::string::npos));
+
+  // A new process (the answers forgotten) reads it instead of measuring.
+  cpu::setMatmulCachePath(file);
+  std::vector<float> again = product(cpu::MatmulLibrary::Measured);
+  CHECK(cpu::matmulChoiceCounts().fromFile == 1);
+  CHECK(cpu::matmulChoiceCounts().measured == 0);
+  CHECK(again == first); // the same library, so the same bits
+
+  // The file decides: rewritten to name each library, the product is that
+  // library's to the bit.
+  std::vector<float> byOneDnn = product(cpu::MatmulLibrary::OneDnn);
+  std::vector<float> byOpenBlas = product(cpu::MatmulLibrary::OpenBlas);
+  CHECK(first == (oneDnnChosen ? byOneDnn : byOpenBlas));
+  for (const char *library : {"onednn", "openblas"}) {
+    std::string forced = line.substr(0, line.find(oneDnnChosen ? " onednn " : " openblas ")) +
+                         " " + library + " 1 1\n";
+    std::ofstream(file) << "# " << cpu::matmulMachineKind() << "\n" << forced;
+    cpu::setMatmulCachePath(file);
+    INFO("the file names " << library);
+    CHECK(product(cpu::MatmulLibrary::Measured) ==
+          (std::string(library) == "onednn" ? byOneDnn : byOpenBlas));
+    CHECK(cpu::matmulChoiceCounts().fromFile == 1);
+  }
+
+  // Another machine kind's file is not read: measured again.
+  std::ofstream(file) << "# another machine\n" << line;
+  cpu::setMatmulCachePath(file);
+  product(cpu::MatmulLibrary::Measured);
+  CHECK(cpu::matmulChoiceCounts().measured == 1);
+  CHECK(cpu::matmulChoiceCounts().fromFile == 0);
+
+  // Without a file, each process measures for itself.
+  cpu::setMatmulCachePath("");
+  product(cpu::MatmulLibrary::Measured);
+  CHECK(cpu::matmulChoiceCounts().measured == 1);
+  std::remove(file.c_str());
+  cpu::setMatmulCachePath(original);
 }
