@@ -1,4 +1,4 @@
-//===- MatmulChoice.cpp - the faster matmul library, per layout, measured -===//
+//===- MatmulChoice.cpp - the faster matmul library, measured per machine ===//
 
 #include "runtime/cpu/MatmulChoice.h"
 
@@ -17,7 +17,9 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
-#include <map>
+#include <limits>
+#include <vector>
+#include <chrono>
 #include <mutex>
 #include <sstream>
 
@@ -31,7 +33,8 @@ using cpu::MatmulLibrary;
 
 namespace {
 
-/// Timed runs per library (after one that warms it up); the best counts.
+/// Timed runs per calibration product (after one that warms it up); the
+/// best counts.
 constexpr int kTimedRuns = 3;
 
 const char *libraryWord(MatmulLibrary library) {
@@ -63,6 +66,51 @@ std::string fileName(const std::string &kind) {
   return "matmul-" + std::to_string(std::hash<std::string>{}(kind) % 1000000007) + ".txt";
 }
 
+/// A training step's products, calibrating the choice: a layer's forward
+/// (x W), its input gradient (d W^T), its weight gradient (x^T d), and a
+/// wider MLP's forward. {m, n, k, A transposed, B transposed}.
+struct CalibrationShape {
+  int64_t m, n, k;
+  bool aTransposed, bTransposed;
+};
+constexpr CalibrationShape kCalibration[] = {
+    {256, 1024, 1024, false, false},
+    {256, 1024, 1024, false, true},
+    {1024, 1024, 256, true, false},
+    {128, 3072, 768, false, false},
+};
+
+/// The best of kTimedRuns seconds of every calibration product on
+/// `library`, summed; std::nullopt where it does not take one.
+std::optional<double> timeCalibration(MatmulLibrary library, cpu::MatmulRunner run) {
+  double total = 0;
+  for (const CalibrationShape &shape : kCalibration) {
+    const int64_t m = shape.m, n = shape.n, k = shape.k;
+    std::vector<float> av(m * k), bv(k * n), cv(m * n);
+    for (size_t i = 0; i < av.size(); ++i)
+      av[i] = static_cast<float>(i % 7) * 0.25f - 0.75f;
+    for (size_t i = 0; i < bv.size(); ++i)
+      bv[i] = static_cast<float>(i % 5) * 0.25f - 0.5f;
+    // A is m x k, stored k x m when transposed; B likewise.
+    CotangentMemRef3 a{av.data(), av.data(), 0, {1, m, k},
+                       {m * k, shape.aTransposed ? 1 : k, shape.aTransposed ? m : 1}};
+    CotangentMemRef3 b{bv.data(), bv.data(), 0, {1, k, n},
+                       {k * n, shape.bTransposed ? 1 : n, shape.bTransposed ? k : 1}};
+    CotangentMemRef3 c{cv.data(), cv.data(), 0, {1, m, n}, {m * n, n, 1}};
+    if (!run(library, a, b, c)) // warm-up: oneDNN makes its primitive
+      return std::nullopt;
+    double best = std::numeric_limits<double>::infinity();
+    for (int r = 0; r < kTimedRuns; ++r) {
+      auto start = std::chrono::steady_clock::now();
+      run(library, a, b, c);
+      best = std::min(
+          best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    total += best;
+  }
+  return total;
+}
+
 class Choices {
 public:
   static Choices &get() {
@@ -70,31 +118,31 @@ public:
     return instance;
   }
 
-  MatmulLibrary choose(const cpu::MatmulLayout &layout, cpu::MatmulTimer time, void *context) {
+  MatmulLibrary choose(cpu::MatmulRunner run) {
     std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = known.find(layout); it != known.end())
-      return it->second;
-    // Another process may be measuring the same layout: the file decides.
+    if (known)
+      return *known;
+    // Another process may be measuring: the file decides.
     int fd = path.empty() ? -1 : open(path.c_str(), O_RDWR | O_CREAT | O_APPEND, 0644);
     if (fd >= 0 && flock(fd, LOCK_EX) != 0) {
       close(fd);
       fd = -1;
     }
-    if (fd >= 0) {
+    if (fd >= 0)
       readFile();
-      if (auto it = known.find(layout); it != known.end()) {
-        ++counts.fromFile;
-        flock(fd, LOCK_UN);
-        close(fd);
-        return it->second;
-      }
+    if (known) {
+      ++counts.fromFile;
+    } else {
+      known = measure(run);
+      ++counts.measured;
+      if (fd >= 0)
+        writeLine(fd);
     }
-    MatmulLibrary chosen = measure(layout, time, context, fd);
     if (fd >= 0) {
       flock(fd, LOCK_UN);
       close(fd);
     }
-    return chosen;
+    return *known;
   }
 
   std::string file() {
@@ -105,7 +153,7 @@ public:
   void setFile(const std::string &file) {
     std::lock_guard<std::mutex> lock(mutex);
     path = file;
-    known.clear();
+    known.reset();
     counts = {};
   }
   cpu::MatmulChoiceCounts countsSoFar() {
@@ -140,71 +188,57 @@ private:
     path = dir + "/" + fileName(kind);
   }
 
-  /// The file's lines: "# <machine kind>", then per layout its 14 numbers,
-  /// the library, and the two best times in microseconds. Lines of another
-  /// machine kind (a hash collision) or malformed ones are skipped.
+  /// The file: "# <machine kind>", then "<library> <oneDNN us> <OpenBLAS
+  /// us>" (the calibration's totals). The first answer written wins; a file
+  /// of another machine kind (a hash collision) or a malformed line is not
+  /// read.
   void readFile() {
     std::ifstream in(path);
-    std::string line;
+    std::string line, word;
     if (!std::getline(in, line) || line != "# " + kind)
       return;
     while (std::getline(in, line)) {
       std::istringstream fields(line);
-      cpu::MatmulLayout layout;
-      std::string word;
-      bool ok = true;
-      for (int64_t &x : layout)
-        ok = ok && static_cast<bool>(fields >> x);
-      if (!ok || !(fields >> word) || (word != "onednn" && word != "openblas"))
+      if (!(fields >> word) || (word != "onednn" && word != "openblas"))
         continue;
-      // The first answer written wins, here as in every process.
-      known.try_emplace(layout, word == "onednn" ? MatmulLibrary::OneDnn : MatmulLibrary::OpenBlas);
+      known = word == "onednn" ? MatmulLibrary::OneDnn : MatmulLibrary::OpenBlas;
+      return;
     }
   }
 
-  MatmulLibrary measure(const cpu::MatmulLayout &layout, cpu::MatmulTimer time, void *context,
-                        int fd) {
-    std::optional<double> best[2];
-    const MatmulLibrary libraries[2] = {MatmulLibrary::OneDnn, MatmulLibrary::OpenBlas};
-    for (MatmulLibrary library : libraries) // warm up: oneDNN makes its primitive
-      if (!time(library, context))
-        return known[layout] = MatmulLibrary::OpenBlas; // oneDNN does not take it
-    for (int run = 0; run < kTimedRuns; ++run)
-      for (int i = 0; i < 2; ++i)
-        if (std::optional<double> s = time(libraries[i], context))
-          best[i] = std::min(best[i].value_or(*s), *s);
-    MatmulLibrary chosen =
-        best[0] && (!best[1] || *best[0] <= *best[1]) ? MatmulLibrary::OneDnn
-                                                       : MatmulLibrary::OpenBlas;
-    known[layout] = chosen;
-    ++counts.measured;
-    if (fd >= 0) {
-      std::ostringstream line;
-      struct stat st;
-      if (fstat(fd, &st) == 0 && st.st_size == 0)
-        line << "# " << kind << "\n";
-      for (int64_t x : layout)
-        line << x << ' ';
-      line << libraryWord(chosen) << ' ' << static_cast<int64_t>(best[0].value_or(-1) * 1e6)
-           << ' ' << static_cast<int64_t>(best[1].value_or(-1) * 1e6) << "\n";
-      std::string text = line.str();
-      // Best effort: a file that cannot be written leaves the choice to this process.
-      [[maybe_unused]] ssize_t written = write(fd, text.data(), text.size());
-    }
-    return chosen;
+  MatmulLibrary measure(cpu::MatmulRunner run) {
+    // Each library's runs back to back, after one that warms it up (oneDNN
+    // makes its primitives; the other library's threads stop spinning).
+    oneDnnSeconds = timeCalibration(MatmulLibrary::OneDnn, run);
+    openBlasSeconds = timeCalibration(MatmulLibrary::OpenBlas, run);
+    if (oneDnnSeconds && openBlasSeconds && *openBlasSeconds > cpu::kOpenBlasShare * *oneDnnSeconds)
+      return MatmulLibrary::OneDnn;
+    return oneDnnSeconds ? (openBlasSeconds ? MatmulLibrary::OpenBlas : MatmulLibrary::OneDnn)
+                         : MatmulLibrary::OpenBlas;
+  }
+
+  void writeLine(int fd) {
+    std::ostringstream line;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && st.st_size == 0)
+      line << "# " << kind << "\n";
+    auto us = [](std::optional<double> s) { return static_cast<int64_t>(s.value_or(-1e-6) * 1e6); };
+    line << libraryWord(*known) << ' ' << us(oneDnnSeconds) << ' ' << us(openBlasSeconds) << "\n";
+    std::string text = line.str();
+    // Best effort: a file that cannot be written leaves the choice to this process.
+    [[maybe_unused]] ssize_t written = write(fd, text.data(), text.size());
   }
 
   std::mutex mutex;
   std::string kind, path;
-  std::map<cpu::MatmulLayout, MatmulLibrary> known;
+  std::optional<MatmulLibrary> known;
+  std::optional<double> oneDnnSeconds, openBlasSeconds;
   cpu::MatmulChoiceCounts counts;
 };
 
 } // namespace
 
-MatmulLibrary cpu::measuredLibrary(const MatmulLayout &layout, MatmulTimer time, void *context) {
-  return Choices::get().choose(layout, time, context);
-}
+MatmulLibrary cpu::measuredLibrary(MatmulRunner run) { return Choices::get().choose(run); }
 
 std::string cpu::matmulCachePath() { return Choices::get().file(); }
 

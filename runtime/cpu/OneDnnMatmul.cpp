@@ -15,7 +15,6 @@
 #include <dlfcn.h>
 
 #include <array>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -223,7 +222,7 @@ void cpu::configureMatmul(std::string *error) {
       chosenLibrary() = MatmulLibrary::OpenBlas;
     else
       envError = std::string("COTANGENT_MATMUL='") + env +
-                 "' is not 'measured', 'onednn' or 'openblas'; measuring per layout";
+                 "' is not 'measured', 'onednn' or 'openblas'; measuring which is faster";
   });
   if (error)
     *error = envError;
@@ -254,7 +253,7 @@ std::string cpu::matmulLibraryName() {
            "2^18 multiply-adds: " + openBlas + ")";
   std::string cache = matmulCachePath();
   return "oneDNN " + dnnl.version() + " or " + openBlas +
-         ", the faster per layout as measured (" +
+         ", the faster on this machine as measured (" +
          (cache.empty() ? std::string("per process") : cache) +
          "; f64 and products under 2^18 multiply-adds: " + openBlas + ")";
 }
@@ -294,14 +293,6 @@ bool cpu::oneDnnBatchMatmulBf16(const CotangentMemRef3 &a, const CotangentMemRef
   return runOnOneDnn(a, b, c, dnnl_bf16);
 }
 
-namespace {
-/// One product, for MatmulChoice's timer.
-struct TimedProduct {
-  const CotangentMemRef3 &a, &b, &c;
-  cpu::OpenBlasMatmul openBlas;
-};
-} // namespace
-
 void cpu::batchMatmulF32(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
                          const CotangentMemRef3 &c, OpenBlasMatmul openBlas) {
   host::BatchMatmulShape s(a, b, c);
@@ -309,26 +300,18 @@ void cpu::batchMatmulF32(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
     openBlas(a, b, c);
     return;
   }
+  // The runner is a plain function: the OpenBLAS product it calibrates with
+  // is the entry point's (there is one).
+  static OpenBlasMatmul calibrationBlas = openBlas;
   MatmulLibrary library = matmulLibrary();
-  if (library == MatmulLibrary::Measured) {
-    MatmulLayout layout{dnnl_f32,     s.batch,      s.m,          s.n,          s.k,
-                        a.strides[0], a.strides[1], a.strides[2], b.strides[0], b.strides[1],
-                        b.strides[2], c.strides[0], c.strides[1], c.strides[2]};
-    TimedProduct product{a, b, c, openBlas};
-    library = measuredLibrary(
-        layout,
-        [](MatmulLibrary l, void *context) -> std::optional<double> {
-          auto &p = *static_cast<TimedProduct *>(context);
-          auto start = std::chrono::steady_clock::now();
-          if (l == MatmulLibrary::OneDnn)
-            if (!runOnOneDnn(p.a, p.b, p.c, dnnl_f32))
-              return std::nullopt;
-          if (l == MatmulLibrary::OpenBlas)
-            p.openBlas(p.a, p.b, p.c);
-          return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        },
-        &product);
-  }
+  if (library == MatmulLibrary::Measured)
+    library = measuredLibrary([](MatmulLibrary l, const CotangentMemRef3 &x,
+                                 const CotangentMemRef3 &y, const CotangentMemRef3 &z) {
+      if (l == MatmulLibrary::OneDnn)
+        return runOnOneDnn(x, y, z, dnnl_f32);
+      calibrationBlas(x, y, z);
+      return true;
+    });
   if (library == MatmulLibrary::OpenBlas || !runOnOneDnn(a, b, c, dnnl_f32))
     openBlas(a, b, c);
 }

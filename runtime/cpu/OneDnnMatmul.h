@@ -16,8 +16,8 @@
 // pool of threads for the loops and the dots, with one thread count
 // (Threads.h) and the same sleep after each region.
 //
-// Which of the two runs an f32 product is measured per layout (MatmulChoice.h):
-// neither is faster on every CPU and shape. COTANGENT_MATMUL=openblas or
+// Which of the two runs f32 products is measured once per machine kind
+// (MatmulChoice.h): neither is faster on every CPU. COTANGENT_MATMUL=openblas or
 // =onednn (or setMatmulLibrary) fixes one instead; f64 matmuls, products
 // under kMinWork multiply-adds (a primitive's creation costs more than they
 // take) and layouts oneDNN would run on its reference kernels stay on
@@ -34,7 +34,7 @@
 
 namespace cotangent::cpu {
 
-/// Measured: per layout, the faster of the two on this machine (MatmulChoice.h).
+/// Measured: the faster of the two on this machine kind (MatmulChoice.h).
 enum class MatmulLibrary { Measured, OneDnn, OpenBlas };
 
 /// Multiply-adds (m * n * k per product) below which a matmul stays on
@@ -63,9 +63,8 @@ using OpenBlasMatmul = void (*)(const CotangentMemRef3 &a, const CotangentMemRef
                                 const CotangentMemRef3 &c);
 
 /// C[b] = A[b] * B[b] in f32 on the library matmulLibrary() says: by
-/// default the one measured faster for this layout on this machine (once,
-/// then read from MatmulChoice.h's file); OpenBLAS where oneDNN does not
-/// take it.
+/// default the one measured faster on this machine kind (once, then read
+/// from MatmulChoice.h's file); OpenBLAS where oneDNN does not take it.
 void batchMatmulF32(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
                     const CotangentMemRef3 &c, OpenBlasMatmul openBlas);
 

@@ -209,7 +209,7 @@ TEST_CASE("bf16 and f16 operands into f32 products equal the exact products of t
   SECTION("f16") { check(toF16, fromF16, _mlir_ciface_cotangent_batch_matmul_f16, false); }
 }
 
-TEST_CASE("the faster library is measured once per layout and read back from the machine's file",
+TEST_CASE("the faster library is measured once per machine kind and read back from its file",
           "[cpu][onednn][matmul-choice]") {
   const std::string original = cpu::matmulCachePath();
   const std::string file = (std::filesystem::temp_directory_path() /
@@ -237,7 +237,8 @@ TEST_CASE("the faster library is measured once per layout and read back from the
     return text.str();
   };
 
-  // Measured the first time, kept for the process, written with the machine kind.
+  // Measured at the first product, kept for the process, written with the
+  // machine kind and both libraries' calibration times.
   std::vector<float> first = product(cpu::MatmulLibrary::Measured);
   CHECK(cpu::matmulChoiceCounts().measured == 1);
   product(cpu::MatmulLibrary::Measured);
@@ -246,10 +247,15 @@ TEST_CASE("the faster library is measured once per layout and read back from the
   INFO(written);
   REQUIRE(written.rfind("# " + cpu::matmulMachineKind() + "\n", 0) == 0);
   std::string line = written.substr(written.find('\n') + 1);
-  bool oneDnnChosen = line.find(" onednn ") != std::string::npos;
-  CHECK((oneDnnChosen || line.find(" openblas ") != std::string::npos));
+  bool oneDnnChosen = line.rfind("onednn ", 0) == 0;
+  CHECK((oneDnnChosen || line.rfind("openblas ", 0) == 0));
+  int64_t oneDnnUs = 0, openBlasUs = 0;
+  std::istringstream(line.substr(line.find(' '))) >> oneDnnUs >> openBlasUs;
+  CHECK(oneDnnUs > 0);
+  CHECK(openBlasUs > 0);
+  CHECK(oneDnnChosen == (openBlasUs > cpu::kOpenBlasShare * oneDnnUs));
 
-  // A new process (the answers forgotten) reads it instead of measuring.
+  // A new process (the answer forgotten) reads it instead of measuring.
   cpu::setMatmulCachePath(file);
   std::vector<float> again = product(cpu::MatmulLibrary::Measured);
   CHECK(cpu::matmulChoiceCounts().fromFile == 1);
@@ -262,9 +268,7 @@ TEST_CASE("the faster library is measured once per layout and read back from the
   std::vector<float> byOpenBlas = product(cpu::MatmulLibrary::OpenBlas);
   CHECK(first == (oneDnnChosen ? byOneDnn : byOpenBlas));
   for (const char *library : {"onednn", "openblas"}) {
-    std::string forced = line.substr(0, line.find(oneDnnChosen ? " onednn " : " openblas ")) +
-                         " " + library + " 1 1\n";
-    std::ofstream(file) << "# " << cpu::matmulMachineKind() << "\n" << forced;
+    std::ofstream(file) << "# " << cpu::matmulMachineKind() << "\n" << library << " 1 1\n";
     cpu::setMatmulCachePath(file);
     INFO("the file names " << library);
     CHECK(product(cpu::MatmulLibrary::Measured) ==
