@@ -2,7 +2,8 @@
 // at most 14 ops the backward may rebuild, every schedule is enumerated and
 // its peak predicted by the memory plan; for several budgets each, the
 // solver's recomputed FLOPs equal the least of the schedules that fit, the
-// solver proves it, and an infeasible budget names the smallest peak. For one
+// solver proves it, the peak never falls as the budget grows, and an
+// infeasible budget names the smallest peak. For one
 // budget per program the chosen schedule is compiled and run on the CPU: the
 // measured peak equals the predicted one and fits the budget. The frontier of
 // one elimination (MemoryBudgetProblem::frontier) against the same brute
@@ -169,6 +170,9 @@ TEST_CASE("memory_budget: the fewest recomputed FLOPs of all schedules that fit,
     if (chosen.size() > 4) // the smallest, the largest and two in between
       chosen = {chosen.front(), chosen[chosen.size() / 3], chosen[2 * chosen.size() / 3],
                 chosen.back()};
+    // Budgets rise: the peak never falls as the budget grows (a smaller
+    // budget never gives a larger peak, as PyTorch's can, pytorch#197838).
+    int64_t previousPeak = 0;
     for (int64_t budget : chosen) {
       INFO("budget " << budget << " bytes");
       int64_t optimum = INT64_MAX;
@@ -183,6 +187,8 @@ TEST_CASE("memory_budget: the fewest recomputed FLOPs of all schedules that fit,
       CHECK_FALSE(schedule->timedOut);
       CHECK(schedule->recomputedFlops == optimum);
       CHECK(schedule->peakBytes <= budget);
+      CHECK(schedule->peakBytes >= previousPeak);
+      previousPeak = schedule->peakBytes;
       ++budgetsChecked;
       nontrivial += optimum > 0;
     }
