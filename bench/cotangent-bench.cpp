@@ -61,6 +61,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <iostream>
 #include <random>
 #include <unistd.h>
@@ -440,8 +441,15 @@ int sweepFrontier(mlir::MLIRContext &ctx, llvm::StringRef title, llvm::StringRef
   for (const llvm::json::Value &split : *json->getAsArray()) {
     const llvm::json::Object &object = *split.getAsObject();
     const llvm::json::Array &frontier = *object.getArray("frontier");
-    std::printf("  split %s: %zu schedules on the frontier, swept in %.1f s\n",
-                object.getString("split")->str().c_str(), frontier.size(), seconds);
+    // What each point is known to be (--jx-remat-frontier's "optimality").
+    std::map<std::string, int> known;
+    for (const llvm::json::Value &point : frontier)
+      if (auto optimality = point.getAsObject()->getString("optimality"))
+        ++known[optimality->str()];
+    std::printf("  split %s: %zu schedules on the frontier, swept in %.1f s (%d proven optimal, "
+                "%d optimal under the working-set bound, %d best found)\n",
+                object.getString("split")->str().c_str(), frontier.size(), seconds,
+                known["proven"], known["tight_bound"], known["best_found"]);
     std::printf("  %-52s %10s %14s %14s %8s\n", "policy", "peak MiB", "recomp GFLOP",
                 "budget GFLOP", "ratio");
     for (const llvm::json::Value &placed : *object.getArray("policies")) {
