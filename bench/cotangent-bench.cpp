@@ -61,8 +61,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
-#include <map>
 #include <iostream>
+#include <map>
 #include <random>
 #include <unistd.h>
 

@@ -23,7 +23,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/remat/MemoryBudget.h"
-#include "dialects/jx/JxCollectiveOps.h"
 
 #include "dialects/jx/JxSplit.h"
 #include "passes/SplitRewrite.h"

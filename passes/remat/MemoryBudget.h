@@ -77,10 +77,11 @@ struct BudgetSchedule {
   double modelSeconds = 0, seconds = 0; ///< modelSeconds: in the exact solvers alone
 };
 
-/// How a frontier point's FLOPs are known to be the fewest at its peak.
+/// How a frontier point's FLOPs are known to be the fewest at every budget
+/// it answers (up to its budgetBytes).
 enum class FrontierOptimality {
-  Proven,    ///< every cheaper schedule's proven bound exceeds the peak
-  Tight,     ///< every cheaper schedule's tight bound exceeds it (as solve)
+  Proven,    ///< every cheaper schedule's proven bound exceeds those budgets
+  Tight,     ///< every cheaper schedule's tight bound exceeds them (as solve)
   BestFound, ///< a cheaper schedule's bound fits, but no prediction did
 };
 
@@ -99,7 +100,6 @@ struct BudgetFrontier {
   int64_t noRematPeakBytes = 0;
   std::vector<FrontierPoint> points; ///< peaks falling, FLOPs rising
   int schedulesPredicted = 0;
-  double seconds = 0;
 };
 
 /// One split's budget problem: the ops of its memory_budget regions that the
@@ -182,11 +182,11 @@ private:
   };
   EliminationSolve solveByElimination(int64_t capacity, double seconds) const;
   /// The model's Pareto set of (saved bytes, FLOPs) within `capacity` bytes,
-  /// bytes rising and FLOPs falling, each point's schedule closed over what
-  /// the backward reads; std::nullopt when elimination cannot solve it.
+  /// bytes rising and FLOPs falling; std::nullopt when elimination cannot
+  /// solve it.
   struct ParetoSchedule {
     int64_t savedBytes, flops;
-    llvm::BitVector rebuilt; ///< effective
+    llvm::BitVector rebuilt; ///< as the model sets it (effective() closes it)
   };
   std::optional<std::vector<ParetoSchedule>> paretoSchedules(int64_t capacity,
                                                              double seconds) const;

@@ -57,7 +57,7 @@ MemoryBudgetProblem::paretoSchedules(int64_t capacity, double seconds) const {
     for (int o : point.assignment.set_bits())
       if (o < numOps)
         rebuilt.set(o);
-    schedules.push_back({point.bytes, point.flops, effective(rebuilt)});
+    schedules.push_back({point.bytes, point.flops, std::move(rebuilt)});
   }
   return schedules;
 }
@@ -77,7 +77,7 @@ MemoryBudgetProblem::solveByElimination(int64_t capacity, double seconds) const 
     return answer;
   }
   // Bytes rise and FLOPs fall: the cheapest that fits is the last.
-  answer.schedule = frontier->back().rebuilt;
+  answer.schedule = effective(frontier->back().rebuilt);
   answer.status = EliminationSolve::Solved;
   return answer;
 }

@@ -22,14 +22,11 @@
 
 #include "mlir/IR/Threading.h"
 
-#include <chrono>
-
 using namespace mlir;
 using namespace mlir::cotangent;
 
 FailureOr<std::optional<BudgetFrontier>>
 MemoryBudgetProblem::frontier(double seconds) const {
-  auto start = std::chrono::steady_clock::now();
   const size_t n = candidates.size();
   BudgetFrontier result;
   llvm::BitVector none(n);
@@ -57,7 +54,7 @@ MemoryBudgetProblem::frontier(double seconds) const {
       schedules.push_back({rebuilt, flops(rebuilt), {}});
   };
   for (const ParetoSchedule &p : *pareto)
-    add(p.rebuilt);
+    add(effective(p.rebuilt));
   add(effective(llvm::BitVector(n, true)));
   if (failed(failableParallelForEachN(fwd->getContext(), 1, schedules.size(),
                                      [&](size_t i) -> LogicalResult {
@@ -100,7 +97,5 @@ MemoryBudgetProblem::frontier(double seconds) const {
       point.optimality = FrontierOptimality::Tight;
     result.points.push_back(std::move(point));
   }
-  result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return std::optional<BudgetFrontier>(std::move(result));
 }

@@ -4,8 +4,6 @@
 
 #include "runtime/cpu/Threads.h"
 
-#include <oneapi/dnnl/dnnl.h>
-
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -13,15 +11,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <limits>
-#include <vector>
-#include <chrono>
 #include <mutex>
 #include <sstream>
+#include <vector>
 
 extern "C" {
 char *openblas_get_config(void);
@@ -210,11 +208,11 @@ private:
     // Each library's runs back to back, after one that warms it up (oneDNN
     // makes its primitives; the other library's threads stop spinning).
     oneDnnSeconds = timeCalibration(MatmulLibrary::OneDnn, run);
-    openBlasSeconds = timeCalibration(MatmulLibrary::OpenBlas, run);
-    if (oneDnnSeconds && openBlasSeconds && *openBlasSeconds > cpu::kOpenBlasShare * *oneDnnSeconds)
-      return MatmulLibrary::OneDnn;
-    return oneDnnSeconds ? (openBlasSeconds ? MatmulLibrary::OpenBlas : MatmulLibrary::OneDnn)
-                         : MatmulLibrary::OpenBlas;
+    openBlasSeconds = timeCalibration(MatmulLibrary::OpenBlas, run); // OpenBLAS takes any
+    if (!oneDnnSeconds) // oneDNN takes none of them
+      return MatmulLibrary::OpenBlas;
+    return *openBlasSeconds <= cpu::kOpenBlasShare * *oneDnnSeconds ? MatmulLibrary::OpenBlas
+                                                                    : MatmulLibrary::OneDnn;
   }
 
   void writeLine(int fd) {

@@ -79,18 +79,19 @@ void batchMatmul(const CotangentMemRef3 *a, const CotangentMemRef3 *b, const Cot
 
 } // namespace
 
+void cotangent::cpu::openBlasBatchMatmulF32(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
+                                            const CotangentMemRef3 &c) {
+  batchMatmul<float>(&a, &b, &c,
+                     [](auto order, auto ta, auto tb, int64_t m, int64_t n, int64_t k, float alpha,
+                        const float *pa, int64_t lda, const float *pb, int64_t ldb, float beta,
+                        float *pc, int64_t ldc) {
+                       cblas_sgemm(order, ta, tb, m, n, k, alpha, pa, lda, pb, ldb, beta, pc, ldc);
+                     });
+}
+
 extern "C" void _mlir_ciface_cotangent_batch_matmul_f32(CotangentMemRef3 *a, CotangentMemRef3 *b,
                                                         CotangentMemRef3 *c) {
-  cotangent::cpu::batchMatmulF32(
-      *a, *b, *c, [](const CotangentMemRef3 &a, const CotangentMemRef3 &b, const CotangentMemRef3 &c) {
-        batchMatmul<float>(&a, &b, &c,
-                           [](auto order, auto ta, auto tb, int64_t m, int64_t n, int64_t k,
-                              float alpha, const float *pa, int64_t lda, const float *pb,
-                              int64_t ldb, float beta, float *pc, int64_t ldc) {
-                             cblas_sgemm(order, ta, tb, m, n, k, alpha, pa, lda, pb, ldb, beta, pc,
-                                         ldc);
-                           });
-      });
+  cotangent::cpu::batchMatmulF32(*a, *b, *c);
 }
 
 extern "C" void _mlir_ciface_cotangent_batch_matmul_f64(CotangentMemRef3 *a, CotangentMemRef3 *b,

@@ -37,6 +37,11 @@ namespace cotangent::cpu {
 /// What the allocation hooks count: the blocks compiled code holds.
 host::ByteCounter &allocationCounter();
 
+/// C[b] = A[b] * B[b] in f32 on OpenBLAS (cblas_sgemm per product; loops for
+/// layouts BLAS cannot read).
+void openBlasBatchMatmulF32(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
+                            const CotangentMemRef3 &c);
+
 } // namespace cotangent::cpu
 
 #endif // COTANGENT_RUNTIME_CPU_MEMORYHOOKS_H

@@ -9,6 +9,7 @@
 #include "runtime/cpu/OneDnnMatmul.h"
 
 #include "runtime/cpu/MatmulChoice.h"
+#include "runtime/cpu/MemoryHooks.h"
 
 #include <oneapi/dnnl/dnnl.h>
 
@@ -293,25 +294,20 @@ bool cpu::oneDnnBatchMatmulBf16(const CotangentMemRef3 &a, const CotangentMemRef
   return runOnOneDnn(a, b, c, dnnl_bf16);
 }
 
+/// One product on `library`, for MatmulChoice's calibration.
+static bool runOn(MatmulLibrary library, const CotangentMemRef3 &a, const CotangentMemRef3 &b,
+                  const CotangentMemRef3 &c) {
+  if (library == MatmulLibrary::OneDnn)
+    return runOnOneDnn(a, b, c, dnnl_f32);
+  cpu::openBlasBatchMatmulF32(a, b, c);
+  return true;
+}
+
 void cpu::batchMatmulF32(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
-                         const CotangentMemRef3 &c, OpenBlasMatmul openBlas) {
-  host::BatchMatmulShape s(a, b, c);
-  if (!oneDnnMayTake(s)) {
-    openBlas(a, b, c);
-    return;
-  }
-  // The runner is a plain function: the OpenBLAS product it calibrates with
-  // is the entry point's (there is one).
-  static OpenBlasMatmul calibrationBlas = openBlas;
+                         const CotangentMemRef3 &c) {
   MatmulLibrary library = matmulLibrary();
-  if (library == MatmulLibrary::Measured)
-    library = measuredLibrary([](MatmulLibrary l, const CotangentMemRef3 &x,
-                                 const CotangentMemRef3 &y, const CotangentMemRef3 &z) {
-      if (l == MatmulLibrary::OneDnn)
-        return runOnOneDnn(x, y, z, dnnl_f32);
-      calibrationBlas(x, y, z);
-      return true;
-    });
+  if (library == MatmulLibrary::Measured && oneDnnMayTake(host::BatchMatmulShape(a, b, c)))
+    library = measuredLibrary(runOn);
   if (library == MatmulLibrary::OpenBlas || !runOnOneDnn(a, b, c, dnnl_f32))
-    openBlas(a, b, c);
+    openBlasBatchMatmulF32(a, b, c);
 }

@@ -58,15 +58,11 @@ std::string matmulLibraryName();
 /// runs the parallel loops (one pool of threads).
 bool oneDnnSharesLoopThreads();
 
-/// The f32 product OpenBLAS computes (the caller's: MemoryHooks.cpp).
-using OpenBlasMatmul = void (*)(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
-                                const CotangentMemRef3 &c);
-
 /// C[b] = A[b] * B[b] in f32 on the library matmulLibrary() says: by
 /// default the one measured faster on this machine kind (once, then read
 /// from MatmulChoice.h's file); OpenBLAS where oneDNN does not take it.
 void batchMatmulF32(const CotangentMemRef3 &a, const CotangentMemRef3 &b,
-                    const CotangentMemRef3 &c, OpenBlasMatmul openBlas);
+                    const CotangentMemRef3 &c);
 
 /// C[b] = A[b] * B[b] by a cached oneDNN primitive. False, having done
 /// nothing, when oneDNN does not take it (not loaded or OpenBLAS chosen,

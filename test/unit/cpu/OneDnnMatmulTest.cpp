@@ -253,7 +253,9 @@ TEST_CASE("the faster library is measured once per machine kind and read back fr
   std::istringstream(line.substr(line.find(' '))) >> oneDnnUs >> openBlasUs;
   CHECK(oneDnnUs > 0);
   CHECK(openBlasUs > 0);
-  CHECK(oneDnnChosen == (openBlasUs > cpu::kOpenBlasShare * oneDnnUs));
+  // The rule, where the file's whole microseconds cannot have rounded across it.
+  if (std::abs(openBlasUs - cpu::kOpenBlasShare * oneDnnUs) > 2)
+    CHECK(oneDnnChosen == (openBlasUs > cpu::kOpenBlasShare * oneDnnUs));
 
   // A new process (the answer forgotten) reads it instead of measuring.
   cpu::setMatmulCachePath(file);
