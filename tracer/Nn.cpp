@@ -2,6 +2,9 @@
 
 #include "tracer/Nn.h"
 #include "tracer/Errors.h"
+#include "tracer/TraceState.h"
+
+#include "dialects/jx/JxOps.h"
 
 #include <cmath>
 #include <limits>
@@ -66,6 +69,48 @@ Tensor nn::one_hot(const Tensor &indices, int64_t num_classes, DType dtype, SrcL
                     {indices.str()}, loc);
   Tensor classes = np::astype(np::arange(num_classes, loc), indices.dtype(), loc);
   return np::astype(np::equal(np::expand_dims(indices, -1, loc), classes, loc), dtype, loc);
+}
+
+Tensor nn::dot_product_attention(const Tensor &query, const Tensor &key, const Tensor &value,
+                                 const AttentionOptions &options, SrcLoc loc) {
+  static constexpr std::string_view name = "dot_product_attention";
+  const int64_t rank = query.rank();
+  if (rank != 3 && rank != 4)
+    throwTraceError(name, "expects query [B, T, N, H] or [T, N, H], got " + query.str(),
+                    {query.str(), key.str(), value.str()}, loc);
+  if (key.rank() != rank || value.rank() != rank)
+    throwTraceError(name, "expects query, key and value of one rank",
+                    {query.str(), key.str(), value.str()}, loc);
+  if (rank == 3) { // JAX's unbatched form: a batch of one
+    Tensor out = dot_product_attention(np::expand_dims(query, 0, loc),
+                                       np::expand_dims(key, 0, loc),
+                                       np::expand_dims(value, 0, loc), options, loc);
+    return np::squeeze(out, 0, loc);
+  }
+  const double scale =
+      options.scale.value_or(1.0 / std::sqrt(static_cast<double>(query.shape()[3])));
+  if (options.implementation == AttentionImplementation::Xla) {
+    Tensor scores = np::multiply(np::einsum("BTNH,BSNH->BNTS", query, key, loc), scale, loc);
+    if (options.is_causal) {
+      const int64_t t = query.shape()[1], s = key.shape()[1];
+      Tensor sees = np::greater_equal(np::reshape(np::arange(t, loc), {t, 1}, loc),
+                                      np::reshape(np::arange(s, loc), {1, s}, loc), loc);
+      scores = np::where(sees, scores, -std::numeric_limits<double>::infinity(), loc);
+    }
+    return np::einsum("BNTS,BSNH->BTNH", softmax(scores, -1, loc), value, loc);
+  }
+  detail::TraceState &state = detail::activeTrace(name, loc);
+  mlir::Value q = detail::use(query, name, loc), k = detail::use(key, name, loc),
+              v = detail::use(value, name, loc);
+  mlir::Builder b(state.context());
+  mlir::FloatAttr scaleAttr = b.getF64FloatAttr(scale);
+  mlir::UnitAttr causal = options.is_causal ? b.getUnitAttr() : mlir::UnitAttr();
+  llvm::SmallVector<mlir::NamedAttribute> attrs{b.getNamedAttr("scale", scaleAttr)};
+  if (causal)
+    attrs.push_back(b.getNamedAttr("is_causal", causal));
+  detail::checkInference<mlir::jx::DotProductAttentionOp>(state, name, loc, {q, k, v}, attrs);
+  auto op = detail::emit<mlir::jx::DotProductAttentionOp>(name, loc, q, k, v, scaleAttr, causal);
+  return detail::wrap(op.getOutput());
 }
 
 Tensor nn::layer_norm(const Tensor &x, const Tensor &scale, const Tensor &bias, double eps,

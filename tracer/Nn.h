@@ -14,6 +14,8 @@
 
 #include "tracer/Numpy.h"
 
+#include <optional>
+
 namespace cotangent::nn {
 
 /// jax.nn.sigmoid: 1 / (1 + exp(-x)) (jx.logistic).
@@ -39,6 +41,28 @@ Tensor logsumexp(const Tensor &x, np::Axes axes = {}, bool keepdims = false,
 /// of zeros), as `dtype`.
 Tensor one_hot(const Tensor &indices, int64_t num_classes, DType dtype = DType::F32,
                SrcLoc loc = SrcLoc::current());
+/// How jax.nn.dot_product_attention computes (its `implementation`).
+enum class AttentionImplementation {
+  /// One jx.dot_product_attention: FlashAttention-2's kernels on the CPU
+  /// (f32), the scores [B, N, T, S] never all live; expanded elsewhere.
+  Fused,
+  /// JAX's "xla": the scores materialized, einsum, softmax, einsum.
+  Xla,
+};
+/// jax.nn.dot_product_attention's keyword arguments that Cotangent takes.
+struct AttentionOptions {
+  /// The scores' factor; 1 / sqrt(head size) when unset.
+  std::optional<double> scale;
+  /// Query i sees keys j <= i (JAX's tril(ones(T, S))).
+  bool is_causal = false;
+  AttentionImplementation implementation = AttentionImplementation::Fused;
+};
+/// jax.nn.dot_product_attention: query [B, T, N, H] (or [T, N, H]), key and
+/// value [B, S, N, H] (or [S, N, H]), one float dtype; the result is the
+/// query's shape: per batch and head softmax(scale q k^T) v.
+Tensor dot_product_attention(const Tensor &query, const Tensor &key, const Tensor &value,
+                             const AttentionOptions &options = {},
+                             SrcLoc loc = SrcLoc::current());
 /// Flax's LayerNorm over the last axis: (x - mean) / sqrt(var + eps) * scale + bias.
 Tensor layer_norm(const Tensor &x, const Tensor &scale, const Tensor &bias, double eps = 1e-6,
                   SrcLoc loc = SrcLoc::current());

@@ -30,6 +30,7 @@ public:
   void getDependentDialects(DialectRegistry &registry) const override {
     JxToLinalgPassBase::getDependentDialects(registry);
     cotangent::registerCollectiveBufferization(registry);
+    cotangent::registerAttentionBufferization(registry);
   }
 
   void runOnOperation() override {
@@ -51,8 +52,12 @@ public:
         return signalPassFailure();
     }
     ConversionTarget target(*ctx);
-    target.addDynamicallyLegalDialect<jx::JxDialect>(
-        [](Operation *op) { return jx::isCollective(op); });
+    // So do the fused attention ops jx-expand-attention kept: bufferization
+    // makes them calls of the runtime's kernels (AttentionBufferization.cpp).
+    target.addDynamicallyLegalDialect<jx::JxDialect>([](Operation *op) {
+      return jx::isCollective(op) ||
+             isa<jx::DotProductAttentionOp, jx::DotProductAttentionGradOp>(op);
+    });
     target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
                            func::FuncDialect, linalg::LinalgDialect, math::MathDialect,
                            scf::SCFDialect, tensor::TensorDialect>();

@@ -45,6 +45,11 @@ inline constexpr llvm::StringLiteral kCollectiveWait = "cotangent_collective_wai
 /// (CollectiveBufferization.cpp); jx-to-linalg adds it to the context it runs in.
 void registerCollectiveBufferization(DialectRegistry &registry);
 
+/// How one-shot bufferization turns f32 fused attention into calls of the
+/// runtime's `@cotangent_attention_fwd_f32` / `_bwd_f32`
+/// (AttentionBufferization.cpp); jx-to-linalg adds it like the above.
+void registerAttentionBufferization(DialectRegistry &registry);
+
 /// The textual form of the `jx-lower-to-llvm` pipeline (on a builtin.module),
 /// for `parsePassPipeline` and the docs.
 std::string getLowerToLLVMPipeline();
@@ -68,6 +73,9 @@ struct BufferizationOptions {
   bool hoistDeallocations = true;
   /// Compile collectives into runtime calls (MPI on the CPU, NCCL on the GPU).
   bool collectives = true;
+  /// Run f32 fused attention on the runtime's kernels (the CPU's); else, and
+  /// for other types, jx-expand-attention writes it as dot_generals first.
+  bool attentionKernels = true;
 };
 
 /// jx on tensors -> linalg -> fused -> buffers (one-shot bufferization,

@@ -115,6 +115,25 @@ def JxLowerOptimizationBarriersPass
                            "mlir::arith::ArithDialect"];
 }
 
+def JxExpandAttentionPass : Pass<"jx-expand-attention", "mlir::ModuleOp"> {
+  let summary = "Write fused attention as dot_generals and a softmax where no kernel runs it";
+  let description = [{
+    Replaces every `jx.dot_product_attention` and
+    `jx.dot_product_attention_grad` by its definition in jx ops: the scaled
+    scores [B, N, T, S] materialized (masked with -inf under `causal`), a
+    softmax over the keys, the products with the values; the backward
+    recomputes the probabilities from the logsumexp. bf16 and f16 are
+    computed in f32 and rounded at the end. With `keep-kernels` the f32 ops
+    stay: on the CPU bufferization makes them calls of the runtime's
+    FlashAttention-2 kernels, which never hold the scores.
+  }];
+  let options = [
+    Option<"keepKernels", "keep-kernels", "bool", /*default=*/"false",
+           "Keep the f32 ops, which the CPU runtime's fused kernels run">
+  ];
+  let dependentDialects = ["mlir::jx::JxDialect"];
+}
+
 def JxMatmulToBlasPass : Pass<"jx-matmul-to-blas", "mlir::ModuleOp"> {
   let summary = "Replace f32/f64 batched matmuls on buffers by calls into the runtime's BLAS";
   let description = [{

@@ -78,8 +78,9 @@ void cotangent::buildJxToDeviceBuffersPipeline(OpPassManager &pm, bool cublas) {
   // the backward first needs them.
   pm.addNestedPass<func::FuncOp>(createJxGpuOffloadResidualsPass());
   pm.addNestedPass<func::FuncOp>(createJxGpuReloadResidualsPass());
-  // The same buffers as on the CPU otherwise: only the BLAS differs.
-  buildJxToBuffersPipeline(pm, BufferizationOptions{.blas = cublas});
+  // The same buffers as on the CPU otherwise: the BLAS differs, and fused
+  // attention is expanded (no device kernel yet: its scores are materialized).
+  buildJxToBuffersPipeline(pm, BufferizationOptions{.blas = cublas, .attentionKernels = false});
   pm.addPass(createJxGpuPinnedHostBuffersPass());
   pm.addPass(createJxGpuHostBuffersPass());
 }

@@ -2,6 +2,7 @@
 
 #include "dialects/jx/JxOpFacts.h"
 
+#include "dialects/jx/JxAttentionOps.h"
 #include "dialects/jx/JxCollectiveOps.h"
 #include "dialects/jx/JxOps.h"
 
@@ -115,6 +116,23 @@ int64_t DotGeneralOp::estimateFlops() {
 }
 
 int64_t IotaOp::estimateFlops() { return 0; }
+
+// Attention: per (query, key) pair a product of head size H for the score
+// and one for the output (2 each), and about 5 for the softmax; the backward
+// recomputes the score and makes four more products (dV, dP, dQ, dK).
+namespace {
+int64_t attentionFlops(Value query, Value key, bool causal, int64_t products) {
+  ArrayRef<int64_t> q = cast<RankedTensorType>(query.getType()).getShape();
+  int64_t seqKeys = cast<RankedTensorType>(key.getType()).getDimSize(1);
+  return q[0] * q[2] * attentionPairs(q[1], seqKeys, causal) * (2 * products * q[3] + 5);
+}
+} // namespace
+int64_t DotProductAttentionOp::estimateFlops() {
+  return attentionFlops(getQuery(), getKey(), getIsCausal(), 2);
+}
+int64_t DotProductAttentionGradOp::estimateFlops() {
+  return attentionFlops(getQuery(), getKey(), getIsCausal(), 5);
+}
 
 // A reduction touches each element of its operand once.
 int64_t ReduceSumOp::estimateFlops() { return elementsOf(getOperand().getType()); }

@@ -725,4 +725,10 @@ def Jx_YieldOp : Jx_Op<"yield", [Pure, ReturnLike, Terminator,
 
 include "dialects/jx/JxCollectiveOps.td"
 
+//===----------------------------------------------------------------------===//
+// Fused attention
+//===----------------------------------------------------------------------===//
+
+include "dialects/jx/JxAttentionOps.td"
+
 #endif // COTANGENT_DIALECTS_JX_JXOPS_TD

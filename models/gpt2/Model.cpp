@@ -38,14 +38,22 @@ Tensor norm(const gpt2::Config &config, const gpt2::Dict<Tensor> &p, const Tenso
   return nn::layer_norm(x, p.at("weight"), p.at("bias"), config.layer_norm_epsilon, loc);
 }
 
-/// Causal self-attention of x [B, T, C]: heads of [B, H, T, D], masked
-/// scores float32's lowest where a key follows the query (as nanoGPT's -inf
-/// but finite), softmax over the keys.
+/// Causal self-attention of x [B, T, C]. Fused: q, k, v as [B, T, H, D]
+/// views of the projection into one jx.dot_product_attention. Xla: heads of
+/// [B, H, T, D], masked scores float32's lowest where a key follows the
+/// query (as nanoGPT's -inf but finite), softmax over the keys.
 Tensor attention(const gpt2::Config &config, const gpt2::ModelOptions &o,
                  const gpt2::Attention<Tensor> &p, const Tensor &x, const SrcLoc &loc) {
   const int64_t b = x.shape()[0], t = x.shape()[1], c = config.n_embd, h = config.n_head,
                 d = config.head_dim();
   Tensor qkv = linear(o, p.c_attn, x, loc);
+  if (o.attention == nn::AttentionImplementation::Fused) {
+    auto part = [&](int64_t i) {
+      return np::reshape(np::slice_in_dim(qkv, i * c, (i + 1) * c, 1, 2, loc), {b, t, h, d}, loc);
+    };
+    Tensor y = nn::dot_product_attention(part(0), part(1), part(2), {.is_causal = true}, loc);
+    return linear(o, p.c_proj, np::reshape(y, {b, t, c}, loc), loc);
+  }
   auto heads = [&](int64_t i) {
     Tensor part = np::slice_in_dim(qkv, i * c, (i + 1) * c, 1, 2, loc);
     return np::transpose(np::reshape(part, {b, t, h, d}, loc), {0, 2, 1, 3}, loc);

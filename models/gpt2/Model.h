@@ -21,6 +21,7 @@
 #include "models/gpt2/Params.h"
 #include "tracer/Checkpoint.h"
 #include "tracer/DType.h"
+#include "tracer/Nn.h"
 #include "tracer/Tensor.h"
 
 #include <optional>
@@ -36,6 +37,10 @@ struct ModelOptions {
   /// back; the residual stream, LayerNorm, softmax, GELU and the loss stay
   /// f32, and so do the parameters and their gradients).
   DType matmul_dtype = DType::F32;
+  /// How attention runs: one fused jx.dot_product_attention (f32, its scores
+  /// never all live: the CPU's FlashAttention-2 kernels) or the scores
+  /// materialized as nanoGPT writes it (matmuls in `matmul_dtype`).
+  nn::AttentionImplementation attention = nn::AttentionImplementation::Fused;
 };
 
 /// The logits f32[batch, seq, vocab] of integer token ids [batch, seq]

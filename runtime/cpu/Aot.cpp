@@ -7,7 +7,9 @@
 // runtime/cpu's MemoryHooks.cpp and OneDnnMatmul.cpp, with runtime/host's
 // StridedMatrix.cpp)
 // `_mlir_memref_to_llvm_alloc` / `_free` and the
-// `_mlir_ciface_cotangent_batch_matmul_*` BLAS entry points, and link
+// `_mlir_ciface_cotangent_batch_matmul_*` BLAS entry points, for fused
+// attention `_mlir_ciface_cotangent_attention_fwd_f32` / `_bwd_f32`
+// (Attention.cpp and Threads.cpp, with libomp), and link
 // libmlir_c_runner_utils for `memrefCopy`.
 //
 //===----------------------------------------------------------------------===//

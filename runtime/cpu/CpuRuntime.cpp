@@ -1,12 +1,13 @@
 //===- CpuRuntime.cpp - the CPU's side of a compiled module ---------------===//
 //
 // compile(): the CPU target of runtime/host's JIT: the jx-lower-to-llvm
-// pipeline, LLVM at the requested level, and this runtime's allocation hooks
-// and BLAS entry points bound to the names compiled code calls.
+// pipeline, LLVM at the requested level, and this runtime's allocation hooks,
+// BLAS and attention entry points bound to the names compiled code calls.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/CpuRuntime.h"
+#include "runtime/cpu/Attention.h"
 #include "runtime/cpu/BlockCache.h"
 #include "runtime/cpu/MemoryHooks.h"
 #include "runtime/cpu/OneDnnMatmul.h"
@@ -58,6 +59,10 @@ host::JitTarget cpuTarget(const CompileOptions &options) {
        reinterpret_cast<void *>(&_mlir_ciface_cotangent_batch_matmul_bf16)},
       {"_mlir_ciface_cotangent_batch_matmul_f16",
        reinterpret_cast<void *>(&_mlir_ciface_cotangent_batch_matmul_f16)},
+      {"_mlir_ciface_cotangent_attention_fwd_f32",
+       reinterpret_cast<void *>(&_mlir_ciface_cotangent_attention_fwd_f32)},
+      {"_mlir_ciface_cotangent_attention_bwd_f32",
+       reinterpret_cast<void *>(&_mlir_ciface_cotangent_attention_bwd_f32)},
       {"cotangent_collective_start", reinterpret_cast<void *>(&cotangent_collective_start)},
       {"cotangent_collective_wait", reinterpret_cast<void *>(&cotangent_collective_wait)}};
   return target;

@@ -5,15 +5,33 @@
 #include <cblas.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <thread>
 
 // libomp's C API (omp.h lives among clang's builtin headers, which are not
-// GCC's to include).
+// GCC's to include), and the entry points clang's OpenMP code calls, which
+// parallelFor() calls the same way: a parallel region is a "microtask" that
+// every thread of the team runs with the arguments given to the fork.
 extern "C" {
 void omp_set_num_threads(int);
 void kmp_set_blocktime(int);
+int omp_get_thread_num();
+int omp_get_num_threads();
+
+/// libomp's source location record; only `flags` and `psource` are read.
+struct KmpIdent {
+  int32_t reserved1;
+  int32_t flags;
+  int32_t reserved2;
+  int32_t reserved3;
+  const char *psource;
+};
+using KmpMicrotask = void (*)(int32_t *globalTid, int32_t *boundTid, ...);
+int32_t __kmpc_global_thread_num(KmpIdent *loc);
+void __kmpc_push_num_threads(KmpIdent *loc, int32_t globalTid, int32_t threads);
+void __kmpc_fork_call(KmpIdent *loc, int32_t argc, KmpMicrotask microtask, ...);
 }
 
 using namespace cotangent;
@@ -91,4 +109,44 @@ void cpu::configureThreads(std::string *error) {
   });
   if (error)
     *error = envError;
+}
+
+namespace {
+
+struct ParallelJob {
+  int64_t n;
+  const std::function<void(int64_t, int64_t)> *body;
+};
+
+/// One thread's share of a ParallelJob: the t-th of the team's near-equal
+/// contiguous chunks (the first n % team of them one longer).
+void runChunk(int32_t *, int32_t *, void *context) {
+  const auto *job = static_cast<const ParallelJob *>(context);
+  const int64_t t = omp_get_thread_num(), team = omp_get_num_threads();
+  const int64_t base = job->n / team, extra = job->n % team;
+  const int64_t begin = t * base + std::min(t, extra);
+  const int64_t end = begin + base + (t < extra ? 1 : 0);
+  if (begin < end)
+    (*job->body)(begin, end);
+}
+
+} // namespace
+
+void cpu::parallelFor(int64_t n, const std::function<void(int64_t, int64_t)> &body) {
+  if (n <= 0)
+    return;
+  const int64_t team = std::min<int64_t>(threads(), n);
+  if (team <= 1) {
+    body(0, n);
+    return;
+  }
+  // KMP_IDENT_KMPC (2): a region forked by the C entry points.
+  static KmpIdent location{0, 2, 0, 0, ";cotangent;parallelFor;0;0;;"};
+  ParallelJob job{n, &body};
+  // The count for this one region: omp_set_num_threads() set it only for the
+  // thread that called setThreads(). Inside another region libomp runs this
+  // one on a team of one (nesting is off by default): one chunk, all of it.
+  __kmpc_push_num_threads(&location, __kmpc_global_thread_num(&location),
+                          static_cast<int32_t>(team));
+  __kmpc_fork_call(&location, 1, reinterpret_cast<KmpMicrotask>(&runChunk), &job);
 }

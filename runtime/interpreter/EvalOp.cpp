@@ -106,6 +106,15 @@ Results cotangent::interp::detail::evalOp(Evaluator &evaluator, Operation &op,
                                 o.getRhsContractingDimensions(), o.getLhsBatchDimensions(),
                                 o.getRhsBatchDimensions(), resultType(o).getElementType()));
       })
+      .Case([&](jx::DotProductAttentionOp o) {
+        return Results(dotProductAttentionOp(in[0], in[1], in[2],
+                                             o.getScale().convertToDouble(), o.getIsCausal()));
+      })
+      .Case([&](jx::DotProductAttentionGradOp o) {
+        return Results(dotProductAttentionGradOp(in[0], in[1], in[2], in[3], in[4], in[5],
+                                                 o.getScale().convertToDouble(),
+                                                 o.getIsCausal()));
+      })
       .Case([&](jx::ReduceSumOp o) { return one(reduceSumOp(in[0], o.getAxes())); })
       .Case([&](jx::ReduceMaxOp o) { return one(reduceMaxOp(in[0], o.getAxes())); })
       .Case([&](jx::ReduceMinOp o) { return one(reduceMinOp(in[0], o.getAxes())); })

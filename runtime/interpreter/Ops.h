@@ -144,6 +144,17 @@ Tensor iotaOp(mlir::RankedTensorType type, int64_t dim);
 Tensor dotGeneralOp(const Tensor &lhs, const Tensor &rhs, llvm::ArrayRef<int64_t> lhsContracting,
                     llvm::ArrayRef<int64_t> rhsContracting, llvm::ArrayRef<int64_t> lhsBatch,
                     llvm::ArrayRef<int64_t> rhsBatch, mlir::Type resultElementType = {});
+/// jax.nn.dot_product_attention on [B, T, N, H] query and [B, S, N, H] key
+/// and value: {output, logsumexp [B, N, T]} (JxAttentionOps.td), by the
+/// definition, in double, each result rounded once.
+std::vector<Tensor> dotProductAttentionOp(const Tensor &query, const Tensor &key,
+                                          const Tensor &value, double scale, bool causal);
+/// Its backward: {dquery, dkey, dvalue} from the forward's operands, output,
+/// logsumexp and the output's cotangent (OpsAttention.cpp).
+std::vector<Tensor> dotProductAttentionGradOp(const Tensor &query, const Tensor &key,
+                                              const Tensor &value, const Tensor &output,
+                                              const Tensor &logsumexp, const Tensor &doutput,
+                                              double scale, bool causal);
 /// Reductions over `axes` (removed from the shape), accumulating in the
 /// compute type in row-major order and rounding once at the end. Max and min
 /// propagate NaN.
