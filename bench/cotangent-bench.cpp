@@ -33,6 +33,7 @@
 #include "bench/PlotScript.h"
 #include "bench/PolicyFigures.h"
 #include "bench/RandomArguments.h"
+#include "bench/AttentionMemory.h"
 #include "bench/JaxComparison.h"
 #include "tools/common/CommandLine.h"
 #include "tracer/Autodiff.h"
@@ -71,7 +72,7 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class Benchmark { Dot, Mlp, Budget, Frontier, Compare, CompareSmall, Gpt2, Train };
+enum class Benchmark { Dot, Mlp, Budget, Frontier, Compare, CompareSmall, Gpt2, Attention, Train };
 
 /// Only the bench's own flags show in --help (libLLVM registers hundreds).
 /// Sizes have ranges: zero would divide by zero or measure nothing, and the
@@ -97,6 +98,10 @@ cl::list<Benchmark, bool, tools::ChoiceParser<Benchmark>> benchmarks(
                           "GPT-2's training step (tiny; 124M at batch 2 x 128) under no checkpoint, "
                           "nothing_saveable and dots_saveable per block against JAX/XLA on this CPU "
                           "(the compare rows named gpt2; not run by default)"),
+               clEnumValN(Benchmark::Attention, "attention",
+                          "GPT-2's step peak and time at sequence 256 to 2048 for 2048 tokens "
+                          "per batch, attention fused against its scores materialized (--gpt2 "
+                          "sets the preset, default 124M; not run by default)"),
                clEnumValN(Benchmark::Train, "train",
                           "the MLP's whole training step (loss, gradient, clipped AdamW) in "
                           "one jit against the bare value_and_grad step (not run by default)")));
@@ -174,7 +179,8 @@ cl::opt<std::string> gpt2Preset(
     cl::cat(benchOptions), "gpt2",
     cl::desc("with --emit-mlir: also GPT-2 of this preset (models/gpt2; tiny, 124M, ...), "
              "its loss over --batch sequences of --seq tokens, as gpt2-<policy>.mlir "
-             "(@gpt2(params..., ids, targets), policy per block)"),
+             "(@gpt2(params..., ids, targets), policy per block); with --run attention: "
+             "the preset measured (default 124M)"),
     cl::value_desc("preset"));
 
 /// Writes `module` to `path`; false (with a message) if it cannot.
@@ -606,6 +612,10 @@ int main(int argc, char **argv) {
         (runs(Benchmark::Compare) && compare(ctx, false)) ||
         (runs(Benchmark::CompareSmall) && compare(ctx, true)) ||
         (runs(Benchmark::Gpt2) && gpt2Rows(ctx)) ||
+        (runs(Benchmark::Attention) &&
+         bench::benchAttentionMemory(
+             ctx, {.preset = gpt2Preset.empty() ? std::string("124M") : gpt2Preset.getValue(),
+                   .repeats = repeats})) ||
         (runs(Benchmark::Train) &&
          bench::benchTrainStep({.layers = layers, .width = width, .batch = batch, .repeats = repeats}))) {
       std::fprintf(stderr, "cotangent-bench: failed\n");

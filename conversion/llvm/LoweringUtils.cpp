@@ -16,6 +16,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 
 #include <cmath>
 
@@ -78,6 +79,19 @@ Value cotangent::lowering::reshapeTensor(OpBuilder &b, Location loc, Value value
   auto from = cast<RankedTensorType>(value.getType());
   if (from == type)
     return value;
+  // One collapse or one expand where the reshape only merges or only splits
+  // adjacent dimensions: a strided view (a slice of a projection split into
+  // heads) stays a view, where going through rank 1 would copy it.
+  if (from.getRank() > 0 && type.getRank() > 0 && from.getRank() != type.getRank()) {
+    bool collapse = from.getRank() > type.getRank();
+    if (std::optional<SmallVector<ReassociationIndices>> groups =
+            collapse ? getReassociationIndicesForCollapse(from.getShape(), type.getShape())
+                     : getReassociationIndicesForCollapse(type.getShape(), from.getShape())) {
+      if (collapse)
+        return tensor::CollapseShapeOp::create(b, loc, type, value, *groups);
+      return tensor::ExpandShapeOp::create(b, loc, type, value, *groups);
+    }
+  }
   // Through rank 1 (or straight from/to rank 0, whose reassociation is empty).
   Value flat = value;
   if (from.getRank() == 0 || type.getRank() == 0) {
