@@ -96,6 +96,7 @@ std::vector<Row> comparisonRows(bool small) {
   transformer(4, 512, 8, 256, 8);
   gpt2("tiny", 8, 64);
   gpt2("124M", 2, 128);
+  gpt2("124M", 4, 256); // the size the performance issue names
   for (int64_t layers : {16, 32, 64, 128})
     compileOnly(layers);
   return rows;

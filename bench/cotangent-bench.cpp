@@ -95,7 +95,7 @@ cl::list<Benchmark, bool, tools::ChoiceParser<Benchmark>> benchmarks(
                clEnumValN(Benchmark::CompareSmall, "compare-small",
                           "the same on tiny programs, in seconds (the ctest smoke run)"),
                clEnumValN(Benchmark::Gpt2, "gpt2",
-                          "GPT-2's training step (tiny; 124M at batch 2 x 128) under no checkpoint, "
+                          "GPT-2's training step (tiny; 124M at batch 2 x 128 and 4 x 256) under no checkpoint, "
                           "nothing_saveable and dots_saveable per block against JAX/XLA on this CPU "
                           "(the compare rows named gpt2; not run by default)"),
                clEnumValN(Benchmark::Attention, "attention",

@@ -1,7 +1,7 @@
 //===- AttentionBufferization.cpp - fused attention becomes kernel calls --===//
 //
 // jx-to-linalg leaves f32 dot_product_attention and its backward as they are
-// (jx-expand-attention expanded every other); one-shot bufferization turns
+// (jx-expand-composites expanded every other); one-shot bufferization turns
 // each into new buffers for its results and one call
 //
 //   func.call @cotangent_attention_fwd_f32(%q, %k, %v, %out, %lse, %causal, %scale)
@@ -59,7 +59,7 @@ struct AttentionBufferization
     Location loc = op->getLoc();
     Type f32 = rewriter.getF32Type();
     if (cast<RankedTensorType>(attn.getQuery().getType()).getElementType() != f32)
-      return op->emitError("the compiled attention kernels are f32: run --jx-expand-attention "
+      return op->emitError("the compiled attention kernels are f32: run --jx-expand-composites "
                            "first for ")
              << attn.getQuery().getType();
     // Every operand and result as the kernels read it: a strided descriptor.

@@ -52,7 +52,7 @@ public:
         return signalPassFailure();
     }
     ConversionTarget target(*ctx);
-    // So do the fused attention ops jx-expand-attention kept: bufferization
+    // So do the fused attention ops jx-expand-composites kept: bufferization
     // makes them calls of the runtime's kernels (AttentionBufferization.cpp).
     target.addDynamicallyLegalDialect<jx::JxDialect>([](Operation *op) {
       return jx::isCollective(op) ||

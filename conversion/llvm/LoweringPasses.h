@@ -74,7 +74,7 @@ struct BufferizationOptions {
   /// Compile collectives into runtime calls (MPI on the CPU, NCCL on the GPU).
   bool collectives = true;
   /// Run f32 fused attention on the runtime's kernels (the CPU's); else, and
-  /// for other types, jx-expand-attention writes it as dot_generals first.
+  /// for other types, jx-expand-composites writes it as dot_generals first.
   bool attentionKernels = true;
 };
 

@@ -115,21 +115,24 @@ def JxLowerOptimizationBarriersPass
                            "mlir::arith::ArithDialect"];
 }
 
-def JxExpandAttentionPass : Pass<"jx-expand-attention", "mlir::ModuleOp"> {
-  let summary = "Write fused attention as dot_generals and a softmax where no kernel runs it";
+def JxExpandCompositesPass : Pass<"jx-expand-composites", "mlir::ModuleOp"> {
+  let summary = "Write composite ops (fused attention, the fused cross-entropy) as jx ops";
   let description = [{
-    Replaces every `jx.dot_product_attention` and
-    `jx.dot_product_attention_grad` by its definition in jx ops: the scaled
-    scores [B, N, T, S] materialized (masked with -inf under `causal`), a
-    softmax over the keys, the products with the values; the backward
-    recomputes the probabilities from the logsumexp. bf16 and f16 are
-    computed in f32 and rounded at the end. With `keep-kernels` the f32 ops
-    stay: on the CPU bufferization makes them calls of the runtime's
-    FlashAttention-2 kernels, which never hold the scores.
+    Replaces every op of `CompositeOpInterface` by its expansion into other
+    jx ops. `jx.dot_product_attention` and its backward: the scaled scores
+    [B, N, T, S] materialized (masked with -inf under `causal`), a softmax
+    over the keys, the products with the values; the backward recomputes
+    the probabilities from the logsumexp. `jx.softmax_cross_entropy` and its
+    backward: a max and a sum of exponentials over the classes, the label's
+    logit picked by an iota comparison, and (softmax - one-hot) * dloss as
+    one elementwise expression, which the lowering fuses into one loop. bf16
+    and f16 are computed in f32 and rounded at the end. With `keep-kernels`
+    f32 attention stays: on the CPU bufferization makes it calls of the
+    runtime's FlashAttention-2 kernels, which never hold the scores.
   }];
   let options = [
     Option<"keepKernels", "keep-kernels", "bool", /*default=*/"false",
-           "Keep the f32 ops, which the CPU runtime's fused kernels run">
+           "Keep the composites the CPU runtime runs as kernels (f32 attention)">
   ];
   let dependentDialects = ["mlir::jx::JxDialect"];
 }

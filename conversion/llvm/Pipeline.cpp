@@ -3,8 +3,10 @@
 // jx IR to the LLVM dialect for the CPU:
 //
 //   inline                       @f_vjp etc. call @f_fwd / @f_bwd: one body each
-//   jx-expand-attention          fused attention of types the kernels do not
-//                                run (f32 stays: bufferized into kernel calls)
+//   jx-expand-composites         composites written as jx ops: the fused
+//                                cross-entropy, and attention of types the
+//                                kernels do not run (f32 stays: bufferized
+//                                into kernel calls)
 //   jx-to-linalg                 every jx op to linalg / tensor / arith / math / scf
 //   symbol-dce                   private functions nothing calls
 //   linalg-fuse-elementwise-ops  elementwise chains become one linalg.generic
@@ -64,8 +66,8 @@ using namespace mlir;
 void cotangent::buildJxToBuffersPipeline(OpPassManager &pm,
                                          const BufferizationOptions &options) {
   pm.addPass(createInlinerPass());
-  pm.addPass(createJxExpandAttentionPass(
-      JxExpandAttentionPassOptions{.keepKernels = options.attentionKernels}));
+  pm.addPass(createJxExpandCompositesPass(
+      JxExpandCompositesPassOptions{.keepKernels = options.attentionKernels}));
   pm.addPass(createJxToLinalgPass(
       JxToLinalgPassOptions{.lowFloatMatmulOperands = options.blas && options.lowFloatBlas,
                             .collectives = options.collectives}));

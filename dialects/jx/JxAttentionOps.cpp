@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/jx/JxAttentionOps.h"
+#include "dialects/jx/CompositeBuilder.h"
 #include "dialects/jx/JxOps.h"
 
 #include <limits>
@@ -101,94 +102,58 @@ LogicalResult DotProductAttentionGradOp::inferReturnTypes(MLIRContext *,
 
 namespace {
 
-/// Emits jx ops at one location, in the expansion's compute type.
-struct Expander {
-  OpBuilder &b;
-  Location loc;
-  Type wide; ///< f32, or f64 for f64 operands
+/// [B, N, X, Y] from [B, X, N, Y] and back (the permutation is its own inverse).
+Value swapSeqHeads(CompositeBuilder &x, Value v) {
+  return TransposeOp::create(x.b, x.loc, v, x.b.getDenseI64ArrayAttr({0, 2, 1, 3}));
+}
 
-  RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-  Value widen(Value v) {
-    RankedTensorType t = typeOf(v);
-    return t.getElementType() == wide ? v
-                                      : ConvertElementTypeOp::create(b, loc, t.clone(wide), v);
-  }
-  Value narrow(Value v, Type to) {
-    return v.getType() == to ? v : ConvertElementTypeOp::create(b, loc, to, v).getResult();
-  }
-  Value splat(RankedTensorType t, double x) {
-    return ConstantOp::create(
-        b, loc, DenseElementsAttr::get(t, b.getFloatAttr(t.getElementType(), x)));
-  }
-  Value dot(Value lhs, Value rhs, ArrayRef<int64_t> lc, ArrayRef<int64_t> rc,
-            ArrayRef<int64_t> lb, ArrayRef<int64_t> rb) {
-    return DotGeneralOp::create(b, loc, lhs, rhs, b.getDenseI64ArrayAttr(lc),
-                                b.getDenseI64ArrayAttr(rc), b.getDenseI64ArrayAttr(lb),
-                                b.getDenseI64ArrayAttr(rb), TypeAttr());
-  }
-  /// [B, N, X, Y] from [B, X, N, Y] and back (the permutation is its own inverse).
-  Value swapSeqHeads(Value v) {
-    return TransposeOp::create(b, loc, v, b.getDenseI64ArrayAttr({0, 2, 1, 3}));
-  }
-  /// rows [B, N, T] broadcast along the keys of `like` [B, N, T, S].
-  Value alongKeys(Value rows, Value like) {
-    return BroadcastInDimOp::create(b, loc, like.getType(), rows,
-                                    b.getDenseI64ArrayAttr({0, 1, 2}));
-  }
-
-  /// The scaled scores [B, N, T, S], -inf where the causal mask hides a key.
-  Value scores(Value q, Value k, double scale, bool causal) {
-    Value s = dot(q, k, {3}, {3}, {0, 2}, {0, 2});
-    s = MulOp::create(b, loc, s, splat(typeOf(s), scale));
-    if (!causal)
-      return s;
-    RankedTensorType st = typeOf(s);
-    auto indexType = st.clone(b.getI32Type());
-    Value i = IotaOp::create(b, loc, indexType, b.getI64IntegerAttr(2));
-    Value j = IotaOp::create(b, loc, indexType, b.getI64IntegerAttr(3));
-    Value hidden = GtOp::create(b, loc, j, i);
-    Value minusInf = splat(st, -std::numeric_limits<double>::infinity());
-    return SelectNOp::create(b, loc, hidden, ValueRange{s, minusInf});
-  }
-};
-
-Type wideTypeOf(Value query) {
-  Type element = cast<RankedTensorType>(query.getType()).getElementType();
-  return element.isF64() ? element : Float32Type::get(query.getContext());
+/// The scaled scores [B, N, T, S], -inf where the causal mask hides a key.
+Value scores(CompositeBuilder &x, Value q, Value k, double scale, bool causal) {
+  OpBuilder &b = x.b;
+  Value s = x.dot(q, k, {3}, {3}, {0, 2}, {0, 2});
+  s = MulOp::create(b, x.loc, s, x.splat(x.typeOf(s), scale));
+  if (!causal)
+    return s;
+  RankedTensorType st = x.typeOf(s);
+  auto indexType = st.clone(b.getI32Type());
+  Value i = IotaOp::create(b, x.loc, indexType, b.getI64IntegerAttr(2));
+  Value j = IotaOp::create(b, x.loc, indexType, b.getI64IntegerAttr(3));
+  Value hidden = GtOp::create(b, x.loc, j, i);
+  Value minusInf = x.splat(st, -std::numeric_limits<double>::infinity());
+  return SelectNOp::create(b, x.loc, hidden, ValueRange{s, minusInf});
 }
 
 } // namespace
 
-SmallVector<Value> jx::expandAttention(OpBuilder &b, DotProductAttentionOp op) {
-  Expander x{b, op.getLoc(), wideTypeOf(op.getQuery())};
-  Value q = x.widen(op.getQuery()), k = x.widen(op.getKey()), v = x.widen(op.getValue());
-  Value s = x.scores(q, k, op.getScale().convertToDouble(), op.getIsCausal());
-  Value max = ReduceMaxOp::create(b, x.loc, s, b.getDenseI64ArrayAttr({3}));
-  Value e = ExpOp::create(b, x.loc, SubOp::create(b, x.loc, s, x.alongKeys(max, s)));
-  Value sum = ReduceSumOp::create(b, x.loc, e, b.getDenseI64ArrayAttr({3}));
-  Value p = DivOp::create(b, x.loc, e, x.alongKeys(sum, s));
-  Value out = x.swapSeqHeads(x.dot(p, v, {3}, {1}, {0, 1}, {0, 2}));
+SmallVector<Value> DotProductAttentionOp::expand(OpBuilder &b) {
+  CompositeBuilder x(b, getLoc(), getQuery());
+  Value q = x.widen(getQuery()), k = x.widen(getKey()), v = x.widen(getValue());
+  Value s = scores(x, q, k, getScale().convertToDouble(), getIsCausal());
+  Value max = x.reduceLast<ReduceMaxOp>(s);
+  Value e = ExpOp::create(b, x.loc, SubOp::create(b, x.loc, s, x.alongLast(max, s)));
+  Value sum = x.reduceLast<ReduceSumOp>(e);
+  Value p = DivOp::create(b, x.loc, e, x.alongLast(sum, s));
+  Value out = swapSeqHeads(x, x.dot(p, v, {3}, {1}, {0, 1}, {0, 2}));
   Value lse = AddOp::create(b, x.loc, max, LogOp::create(b, x.loc, sum));
-  return {x.narrow(out, op.getOutput().getType()), lse};
+  return {x.narrow(out, getOutput().getType()), lse};
 }
 
-SmallVector<Value> jx::expandAttentionGrad(OpBuilder &b, DotProductAttentionGradOp op) {
-  Expander x{b, op.getLoc(), wideTypeOf(op.getQuery())};
-  Value q = x.widen(op.getQuery()), k = x.widen(op.getKey()), v = x.widen(op.getValue());
-  Value o = x.widen(op.getOutput()), dout = x.widen(op.getDoutput());
-  double scale = op.getScale().convertToDouble();
-  Value s = x.scores(q, k, scale, op.getIsCausal());
-  Value p = ExpOp::create(b, x.loc, SubOp::create(b, x.loc, s, x.alongKeys(op.getLogsumexp(), s)));
+SmallVector<Value> DotProductAttentionGradOp::expand(OpBuilder &b) {
+  CompositeBuilder x(b, getLoc(), getQuery());
+  Value q = x.widen(getQuery()), k = x.widen(getKey()), v = x.widen(getValue());
+  Value o = x.widen(getOutput()), dout = x.widen(getDoutput());
+  double scale = getScale().convertToDouble();
+  Value s = scores(x, q, k, scale, getIsCausal());
+  Value p = ExpOp::create(b, x.loc, SubOp::create(b, x.loc, s, x.alongLast(getLogsumexp(), s)));
   // dV = P^T dO; dP = dO V^T; dS = scale P (dP - D), D_i = dO_i . O_i.
-  Value dv = x.swapSeqHeads(x.dot(p, dout, {2}, {1}, {0, 1}, {0, 2}));
+  Value dv = swapSeqHeads(x, x.dot(p, dout, {2}, {1}, {0, 1}, {0, 2}));
   Value dp = x.dot(dout, v, {3}, {3}, {0, 2}, {0, 2});
-  Value d = ReduceSumOp::create(b, x.loc, MulOp::create(b, x.loc, dout, o),
-                                b.getDenseI64ArrayAttr({3}));
+  Value d = x.reduceLast<ReduceSumOp>(MulOp::create(b, x.loc, dout, o));
   d = TransposeOp::create(b, x.loc, d, b.getDenseI64ArrayAttr({0, 2, 1}));
-  Value ds = MulOp::create(b, x.loc, p, SubOp::create(b, x.loc, dp, x.alongKeys(d, dp)));
+  Value ds = MulOp::create(b, x.loc, p, SubOp::create(b, x.loc, dp, x.alongLast(d, dp)));
   ds = MulOp::create(b, x.loc, ds, x.splat(x.typeOf(ds), scale));
-  Value dq = x.swapSeqHeads(x.dot(ds, k, {3}, {1}, {0, 1}, {0, 2}));
-  Value dk = x.swapSeqHeads(x.dot(ds, q, {2}, {1}, {0, 1}, {0, 2}));
-  return {x.narrow(dq, op.getDquery().getType()), x.narrow(dk, op.getDkey().getType()),
-          x.narrow(dv, op.getDvalue().getType())};
+  Value dq = swapSeqHeads(x, x.dot(ds, k, {3}, {1}, {0, 1}, {0, 2}));
+  Value dk = swapSeqHeads(x, x.dot(ds, q, {2}, {1}, {0, 1}, {0, 2}));
+  return {x.narrow(dq, getDquery().getType()), x.narrow(dk, getDkey().getType()),
+          x.narrow(dv, getDvalue().getType())};
 }

@@ -3,7 +3,7 @@
 // `jax.nn.dot_product_attention` as one op, so that its [batch, heads, seq,
 // seq] scores never need to exist: the CPU runs it as FlashAttention-2's
 // tiles (runtime/cpu/Attention.h), every other target expands it into
-// dot_generals and a softmax (--jx-expand-attention). The forward also gives
+// dot_generals and a softmax (--jx-expand-composites). The forward also gives
 // each query row's log-sum-exp, the one residual the backward needs besides
 // q, k, v and the output; the backward is its own op, recomputing the
 // probabilities tile by tile from it.
@@ -14,7 +14,8 @@
 #define COTANGENT_DIALECTS_JX_JXATTENTIONOPS_TD
 
 def Jx_DotProductAttentionOp : Jx_Op<"dot_product_attention",
-    [Pure, InferTypeOpAdaptor], ["estimateFlops"]> {
+    [Pure, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Jx_CompositeOpInterface>],
+    ["estimateFlops"]> {
   let summary = "scaled dot-product attention, fused (jax.nn.dot_product_attention)";
   let description = [{
     JAX's layout: `query` is [B, T, N, H] (batch, query positions, heads,
@@ -39,7 +40,8 @@ def Jx_DotProductAttentionOp : Jx_Op<"dot_product_attention",
 }
 
 def Jx_DotProductAttentionGradOp : Jx_Op<"dot_product_attention_grad",
-    [Pure, InferTypeOpAdaptor], ["estimateFlops"]> {
+    [Pure, InferTypeOpAdaptor, DeclareOpInterfaceMethods<Jx_CompositeOpInterface>],
+    ["estimateFlops"]> {
   let summary = "the cotangents of dot_product_attention's query, key and value";
   let description = [{
     FlashAttention-2's backward: from the forward's operands, its `output` and

@@ -134,6 +134,14 @@ int64_t DotProductAttentionGradOp::estimateFlops() {
   return attentionFlops(getQuery(), getKey(), getIsCausal(), 5);
 }
 
+// The fused cross-entropy: a max, an exponential and a sum per logit (the
+// label's pick is a select); its backward an exponential, a subtraction
+// and a product.
+int64_t SoftmaxCrossEntropyOp::estimateFlops() { return 4 * elementsOf(getLogits().getType()); }
+int64_t SoftmaxCrossEntropyGradOp::estimateFlops() {
+  return 3 * elementsOf(getLogits().getType());
+}
+
 // A reduction touches each element of its operand once.
 int64_t ReduceSumOp::estimateFlops() { return elementsOf(getOperand().getType()); }
 int64_t ReduceMaxOp::estimateFlops() { return elementsOf(getOperand().getType()); }

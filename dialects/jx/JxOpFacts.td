@@ -4,7 +4,8 @@
 // frontier read, declared once on the ops instead of in a list per pass:
 // whether the lowered result is a view of an operand's buffer, whether the op
 // only moves data, whether the backward may cheaply run it again, and what it
-// costs (CostOpInterface, on every jx op). dialects/jx/JxOpFacts.h asks them.
+// costs (CostOpInterface, on every jx op), and what an op is made of
+// (CompositeOpInterface). dialects/jx/JxOpFacts.h asks them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,6 +49,22 @@ def Jx_CostOpInterface : OpInterface<"CostOpInterface"> {
     InterfaceMethod<"The bytes one rank sends or receives, nested regions included.",
       "int64_t", "estimateCommunicatedBytes", (ins), "",
       [{ return ::mlir::jx::detail::regionCost($_op.getOperation(), ::mlir::jx::CostKind::CommunicatedBytes); }]>,
+  ];
+}
+
+def Jx_CompositeOpInterface : OpInterface<"CompositeOpInterface"> {
+  let description = [{
+    An op defined by other jx ops (fused attention, the fused softmax
+    cross-entropy): kept whole where a runtime has a kernel for it or where
+    the whole is cheaper to reason about (its VJP, its residuals), written
+    out by --jx-expand-composites everywhere else. The error bounds of the
+    interpreter's comparisons are its expansion's.
+  }];
+  let cppNamespace = "::mlir::jx";
+  let methods = [
+    InterfaceMethod<"The op's results computed by other jx ops, built at `b`'s "
+                    "insertion point from the op's own operands.",
+      "::llvm::SmallVector<::mlir::Value>", "expand", (ins "::mlir::OpBuilder &":$b)>,
   ];
 }
 

@@ -726,9 +726,10 @@ def Jx_YieldOp : Jx_Op<"yield", [Pure, ReturnLike, Terminator,
 include "dialects/jx/JxCollectiveOps.td"
 
 //===----------------------------------------------------------------------===//
-// Fused attention
+// Composites: fused attention and the fused softmax cross-entropy
 //===----------------------------------------------------------------------===//
 
 include "dialects/jx/JxAttentionOps.td"
+include "dialects/jx/JxCrossEntropyOps.td"
 
 #endif // COTANGENT_DIALECTS_JX_JXOPS_TD

@@ -19,7 +19,7 @@ const VjpRule *mlir::cotangent::lookupVjpRule(Operation *op) {
     addElementwiseVjpRules(t);
     addStructuralVjpRules(t);
     addCollectiveVjpRules(t);
-    addAttentionVjpRules(t);
+    addCompositeVjpRules(t);
     return t;
   }();
   auto it = table.find(op->getName().getTypeID());

@@ -47,7 +47,7 @@ const VjpRule *lookupVjpRule(Operation *op);
 void addElementwiseVjpRules(VjpRuleTable &table);
 void addStructuralVjpRules(VjpRuleTable &table);
 void addCollectiveVjpRules(VjpRuleTable &table);
-void addAttentionVjpRules(VjpRuleTable &table);
+void addCompositeVjpRules(VjpRuleTable &table);
 
 /// The rule of a linear op of one result: it saves nothing, and `map` takes
 /// the result's cotangent to the operands'.

@@ -11,7 +11,6 @@
 
 #include "runtime/interpreter/ErrorBound.h"
 #include "dialects/jx/CallCycles.h"
-#include "dialects/jx/JxAttentionOps.h"
 #include "dialects/jx/JxOps.h"
 #include "runtime/interpreter/Evaluator.h"
 #include "runtime/interpreter/Kernels.h"
@@ -19,7 +18,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/DenseSet.h"
@@ -491,37 +489,20 @@ private:
             [&](auto) { return movedBound(plain, op, in, 1, *results); })
         .Case([&](jx::DynamicUpdateSliceOp) { return movedBound(plain, op, in, 2, *results); })
         .Case<jx::IotaOp, jx::ConstantOp>([&](auto) { return one(zeroBound(y.getType())); })
-        .Case<jx::DotProductAttentionOp, jx::DotProductAttentionGradOp>(
-            [&](auto) { return expandedBound(op, in); })
+        .Case([&](jx::CompositeOpInterface composite) { return expandedBound(composite, in); })
         .Default([&](Operation *other) -> Bounded {
           return emitError(other->getLoc())
                  << "'" << other->getName() << "' has no error bound rule";
         });
   }
 
-  /// Fused attention bounded as its expansion into jx ops (dot_generals, a
-  /// softmax: JxAttentionOps.h) is, whose rules cover any order of its sums
-  /// (the kernels' tiles and online softmax among them); the values are the
+  /// A composite (fused attention, the fused cross-entropy) bounded as its
+  /// expansion into jx ops is, whose rules cover any order of its sums (the
+  /// kernels' tiles and online softmax among them); the values are the
   /// expansion's, which are the op's up to that bound.
-  Bounded expandedBound(Operation &op, ArrayRef<BoundedTensor> in) {
-    OpBuilder b(op.getContext());
-    OwningOpRef<ModuleOp> scratch = ModuleOp::create(op.getLoc());
-    b.setInsertionPointToEnd(scratch->getBody());
-    auto fn = func::FuncOp::create(
-        b, op.getLoc(), "expanded",
-        b.getFunctionType(op.getOperandTypes(), op.getResultTypes()));
-    Block *body = fn.addEntryBlock();
-    b.setInsertionPointToEnd(body);
-    IRMapping map;
-    map.map(op.getOperands(), body->getArguments());
-    Operation *copy = b.clone(op, map);
-    SmallVector<Value> results =
-        isa<jx::DotProductAttentionOp>(copy)
-            ? jx::expandAttention(b, cast<jx::DotProductAttentionOp>(copy))
-            : jx::expandAttentionGrad(b, cast<jx::DotProductAttentionGradOp>(copy));
-    copy->erase();
-    func::ReturnOp::create(b, op.getLoc(), results);
-    return evalRegion(fn.getBody(), std::vector<BoundedTensor>(in.begin(), in.end()));
+  Bounded expandedBound(jx::CompositeOpInterface composite, ArrayRef<BoundedTensor> in) {
+    return evalRegion(plain.expansionOf(composite),
+                      std::vector<BoundedTensor>(in.begin(), in.end()));
   }
 
   /// Values and bounds as one flat list for the interpreter's loop drivers:

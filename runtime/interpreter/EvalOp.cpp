@@ -115,6 +115,11 @@ Results cotangent::interp::detail::evalOp(Evaluator &evaluator, Operation &op,
                                                  o.getScale().convertToDouble(),
                                                  o.getIsCausal()));
       })
+      // Other composites run their expansion (the fused cross-entropy).
+      .Case([&](jx::CompositeOpInterface composite) -> Results {
+        return evaluator.evalRegion(evaluator.expansionOf(composite),
+                                    std::vector<Tensor>(in.begin(), in.end()));
+      })
       .Case([&](jx::ReduceSumOp o) { return one(reduceSumOp(in[0], o.getAxes())); })
       .Case([&](jx::ReduceMaxOp o) { return one(reduceMaxOp(in[0], o.getAxes())); })
       .Case([&](jx::ReduceMinOp o) { return one(reduceMinOp(in[0], o.getAxes())); })

@@ -13,6 +13,8 @@
 #include "runtime/interpreter/Tensor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
@@ -34,6 +36,11 @@ public:
   /// Runs `fn` on `args` after checkCall.
   Results callFunction(mlir::func::FuncOp fn, std::vector<Tensor> args);
 
+  /// The expansion of composite `op` (jx::expandIntoFunction), made once per
+  /// op and kept while the evaluator lives: its blocks' last uses are cached
+  /// by address, which a freed expansion's successor could reuse.
+  mlir::Region &expansionOf(mlir::Operation *op);
+
   /// When set, each op run is counted here by name.
   llvm::StringMap<int64_t> *opsRun = nullptr;
   /// When set, called after each op; its failure stops the run.
@@ -51,6 +58,7 @@ private:
                      llvm::DenseMap<mlir::Operation *, llvm::SmallVector<mlir::Value>>>
       lastUses;
   llvm::DenseSet<mlir::Operation *> verified;
+  llvm::DenseMap<mlir::Operation *, mlir::OwningOpRef<mlir::ModuleOp>> expansions;
 };
 
 /// Evaluates `op` (not a terminator) on its operands' tensors; emits a

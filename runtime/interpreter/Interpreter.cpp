@@ -9,6 +9,7 @@
 
 #include "runtime/interpreter/Interpreter.h"
 #include "dialects/jx/CallCycles.h"
+#include "dialects/jx/CompositeBuilder.h"
 #include "runtime/interpreter/Evaluator.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -36,6 +37,13 @@ Evaluator::getLastUses(Block &block) {
   for (auto [value, op] : last)
     it->second[op].push_back(value);
   return it->second;
+}
+
+Region &Evaluator::expansionOf(Operation *op) {
+  OwningOpRef<ModuleOp> &module = expansions[op];
+  if (!module)
+    module = jx::expandIntoFunction(cast<jx::CompositeOpInterface>(op));
+  return module->lookupSymbol<func::FuncOp>("expanded").getBody();
 }
 
 Results Evaluator::evalRegion(Region &region, std::vector<Tensor> args) {

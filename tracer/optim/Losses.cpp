@@ -6,6 +6,9 @@
 #include "tracer/Errors.h"
 #include "tracer/Nn.h"
 #include "tracer/Numpy.h"
+#include "tracer/TraceState.h"
+
+#include "dialects/jx/JxOps.h"
 
 using namespace cotangent;
 
@@ -16,12 +19,11 @@ Tensor optim::softmax_cross_entropy_with_integer_labels(const Tensor &logits, co
     throwTraceError("softmax_cross_entropy_with_integer_labels",
                     "labels must be integers of the logits' shape without its last axis",
                     {logits.str(), labels.str()}, loc);
-  // optax's arithmetic: the label's logit gathered (its gradient a
-  // scatter-add, no [..., classes] one-hot mask kept for the backward).
-  Tensor normalizer = nn::logsumexp(logits, {-1}, false, loc);
-  Tensor labelLogits = np::squeeze(
-      np::take_along_axis(logits, np::expand_dims(labels, {-1}, loc), -1, loc), {-1}, loc);
-  return np::subtract(normalizer, labelLogits, loc);
+  static constexpr std::string_view name = "softmax_cross_entropy_with_integer_labels";
+  detail::TraceState &state = detail::activeTrace(name, loc);
+  mlir::Value x = detail::use(logits, name, loc), y = detail::use(labels, name, loc);
+  detail::checkInference<mlir::jx::SoftmaxCrossEntropyOp>(state, name, loc, {x, y}, {});
+  return detail::wrap(detail::emit<mlir::jx::SoftmaxCrossEntropyOp>(name, loc, x, y).getLoss());
 }
 
 Tensor optim::softmax_cross_entropy(const Tensor &logits, const Tensor &labels, SrcLoc loc) {

@@ -13,10 +13,12 @@
 namespace cotangent::optim {
 
 /// optax.softmax_cross_entropy_with_integer_labels: logsumexp(logits) minus
-/// the label's logit, over the last axis; `labels` (i32) has logits' shape
-/// without it. The label's logit is read through a one-hot mask (a batched
-/// gather, take_along_axis, is issue 44's): it costs a [..., classes]
-/// temporary, which remat policies recompute freely.
+/// the label's logit, over the last axis; `labels` (i32 or i64) has logits'
+/// shape without it (negative labels count from the end, then labels are
+/// clamped, as take_along_axis gathers). One jx.softmax_cross_entropy, llm.c's
+/// fused classifier: the backward saves the logits and each row's
+/// logsumexp and makes d(logits) in one elementwise pass, no probabilities,
+/// one-hot or scatter of [..., classes] beside it.
 Tensor softmax_cross_entropy_with_integer_labels(const Tensor &logits, const Tensor &labels,
                                                  SrcLoc loc = SrcLoc::current());
 /// optax.softmax_cross_entropy: -sum(labels * log_softmax(logits)) over the

@@ -42,4 +42,4 @@ func.func @backward(%q: tensor<1x4x2x8xf32>, %lse: tensor<1x2x4xf32>)
   return %dq, %dk, %dv : tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>
 }
 
-// BF16: error: the compiled attention kernels are f32: run --jx-expand-attention first for 'tensor<1x4x2x8xbf16>'
+// BF16: error: the compiled attention kernels are f32: run --jx-expand-composites first for 'tensor<1x4x2x8xbf16>'

@@ -56,3 +56,19 @@ func.func @lse(%q: tensor<1x4x2x8xf32>) -> (tensor<1x4x2x8xf32>, tensor<1x2x4xf3
       : tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>
   return %o, %lse : tensor<1x4x2x8xf32>, tensor<1x2x4xf32>
 }
+
+// -----
+
+// The fused cross-entropy saves its logits, logsumexp and labels; its
+// backward is one softmax_cross_entropy_grad (the labels get no cotangent).
+// CHECK-LABEL: func.func @ce_fwd(
+// CHECK:         %[[LOSS:.*]], %[[LSE:.*]] = jx.softmax_cross_entropy %arg0, %arg1
+// CHECK:         return %{{.*}}, %arg0, %arg1, %[[LSE]]
+// CHECK-LABEL: func.func @ce_bwd(
+// CHECK:         %[[D:.*]] = jx.softmax_cross_entropy_grad
+// CHECK:         return %[[D]], %{{.*}} : tensor<4x10xf32>, tensor<4xi32>
+func.func @ce(%x: tensor<4x10xf32>, %y: tensor<4xi32>) -> tensor<f32> {
+  %loss, %lse = jx.softmax_cross_entropy %x, %y : tensor<4x10xf32>, tensor<4xi32>
+  %s = jx.reduce_sum %loss, axes = [0] : tensor<4xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}

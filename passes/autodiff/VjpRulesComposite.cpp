@@ -1,6 +1,6 @@
-//===- VjpRulesAttention.cpp - VJP rule of fused attention ----------------===//
+//===- VjpRulesComposite.cpp - VJP rules of the composite ops -------------===//
 //
-// dot_product_attention saves its operands, its output and the logsumexp
+// Fused attention: dot_product_attention saves its operands, its output and the logsumexp
 // (both its results: a remat policy that saves dots saves them, and a
 // recompute policy redoes the forward), and its transpose is
 // dot_product_attention_grad, which recomputes the probabilities from the
@@ -9,6 +9,10 @@
 // dq_i += scale g_i (P k)_i, an attention whose values are the keys, and
 // dk_j += sum_i P_ij (scale g_i q_i), the value cotangent of a backward
 // whose output cotangent is scale g q.
+//
+// The fused cross-entropy saves its logits, its logsumexp and the labels;
+// its transpose is softmax_cross_entropy_grad, (softmax - one-hot) * dloss in
+// one pass. The logsumexp's cotangent g adds g * softmax.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +37,7 @@ Value broadcastRowScale(JxBuilder &b, Value g, Type like, double scale) {
 
 } // namespace
 
-void mlir::cotangent::addAttentionVjpRules(VjpRuleTable &t) {
+void mlir::cotangent::addCompositeVjpRules(VjpRuleTable &t) {
   t[TypeID::get<DotProductAttentionOp>()] = VjpRule{
       [](JxBuilder &, Operation *op, ArrayRef<bool>) {
         auto attn = cast<DotProductAttentionOp>(op);
@@ -66,5 +70,26 @@ void mlir::cotangent::addAttentionVjpRules(VjpRuleTable &t) {
           grads[1] = b.add(grads[1], back.getDvalue());
         }
         return grads;
+      }};
+
+  t[TypeID::get<SoftmaxCrossEntropyOp>()] = VjpRule{
+      [](JxBuilder &, Operation *op, ArrayRef<bool>) {
+        auto ce = cast<SoftmaxCrossEntropyOp>(op);
+        return SmallVector<Value>{ce.getLogits(), ce.getLogsumexp(), ce.getLabels()};
+      },
+      [](JxBuilder &b, Operation *, ArrayRef<bool>, ValueRange res, ArrayRef<Value> cts) {
+        Value logits = res[0], lse = res[1], labels = res[2];
+        Type rows = lse.getType();
+        Value dloss = cts[0] ? b.convert(cts[0], rows) : b.zeros(rows);
+        Value dlogits = b.create<SoftmaxCrossEntropyGradOp>(logits, lse, labels, dloss);
+        if (Value g = cts[1]) {
+          auto t = cast<RankedTensorType>(logits.getType());
+          SmallVector<int64_t> rowDims;
+          for (int64_t d = 0; d + 1 < t.getRank(); ++d)
+            rowDims.push_back(d);
+          Value probs = b.create<ExpOp>(b.sub(logits, b.broadcastInDim(lse, t, rowDims)));
+          dlogits = b.add(dlogits, b.mul(probs, b.broadcastInDim(b.convert(g, rows), t, rowDims)));
+        }
+        return SmallVector<Value>{dlogits, Value()};
       }};
 }

@@ -1,6 +1,6 @@
-// RUN: cotangent-opt %s --split-input-file --jx-expand-attention | FileCheck %s
-// RUN: cotangent-opt %s --split-input-file --jx-expand-attention=keep-kernels=true | FileCheck %s --check-prefix=KEEP
-// Fused attention written as jx ops: the scaled scores [B, N, T, S] from a
+// RUN: cotangent-opt %s --split-input-file --jx-expand-composites | FileCheck %s
+// RUN: cotangent-opt %s --split-input-file --jx-expand-composites=keep-kernels=true | FileCheck %s --check-prefix=KEEP
+// Composites written as jx ops. Fused attention: the scaled scores [B, N, T, S] from a
 // dot_general over the head size, masked with -inf where the key follows
 // the query, a softmax over the keys, the product with the values back in
 // [B, T, N, H]; the logsumexp max + log(sum). keep-kernels keeps the f32
@@ -56,4 +56,37 @@ func.func @backward(%q: tensor<1x3x2x4xbf16>, %lse: tensor<1x2x3xf32>)
       : tensor<1x3x2x4xbf16>, tensor<1x3x2x4xbf16>, tensor<1x3x2x4xbf16>, tensor<1x3x2x4xbf16>,
         tensor<1x2x3xf32>, tensor<1x3x2x4xbf16>
   return %dq, %dk, %dv : tensor<1x3x2x4xbf16>, tensor<1x3x2x4xbf16>, tensor<1x3x2x4xbf16>
+}
+
+// -----
+
+// The fused cross-entropy: a max and a sum of exponentials over the classes,
+// the label's logit picked by comparing an iota with the label (counted from
+// the end when negative, then clamped), no gather; kept kernels or not.
+// CHECK-LABEL: func.func @cross_entropy
+// CHECK: %[[MAX:.*]] = jx.reduce_max %arg0, axes = [1] : tensor<4x10xf32> -> tensor<4xf32>
+// CHECK: jx.exp
+// CHECK: %[[SUM:.*]] = jx.reduce_sum %{{.*}}, axes = [1]
+// CHECK: %[[LOG:.*]] = jx.log %[[SUM]]
+// CHECK: %[[LSE:.*]] = jx.add %[[MAX]], %[[LOG]]
+// CHECK: jx.lt %arg1
+// CHECK: %[[IOTA:.*]] = jx.iota dim = 1 : tensor<4x10xi32>
+// CHECK: %[[HIT:.*]] = jx.eq %[[IOTA]]
+// CHECK: %[[PICK:.*]] = jx.select_n %[[HIT]], %{{.*}}, %arg0
+// CHECK: %[[PICKED:.*]] = jx.reduce_sum %[[PICK]], axes = [1]
+// CHECK: %[[LOSS:.*]] = jx.sub %[[LSE]], %[[PICKED]]
+// The backward: (exp(x - lse) - [class == label]) * dloss, elementwise.
+// CHECK: jx.exp
+// CHECK: jx.select_n
+// CHECK: jx.sub
+// CHECK: %[[D:.*]] = jx.mul
+// CHECK: return %[[LOSS]], %[[D]]
+// KEEP-LABEL: func.func @cross_entropy
+// KEEP-NOT: jx.softmax_cross_entropy
+func.func @cross_entropy(%x: tensor<4x10xf32>, %y: tensor<4xi32>, %g: tensor<4xf32>)
+    -> (tensor<4xf32>, tensor<4x10xf32>) {
+  %loss, %lse = jx.softmax_cross_entropy %x, %y : tensor<4x10xf32>, tensor<4xi32>
+  %d = jx.softmax_cross_entropy_grad %x, %lse, %y, %g
+      : tensor<4x10xf32>, tensor<4xf32>, tensor<4xi32>, tensor<4xf32>
+  return %loss, %d : tensor<4xf32>, tensor<4x10xf32>
 }
