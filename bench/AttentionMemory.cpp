@@ -42,8 +42,9 @@ std::optional<Step> runStep(mlir::MLIRContext &ctx, const gpt2::Config &config, 
   mlir::func::FuncOp fn = split.value_and_grad();
   std::vector<cpu::Tensor> args = bench::randomArguments(fn, 2);
   Step step;
-  for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-    auto name = fn.getArgAttrOfType<mlir::StringAttr>(i, "jx.arg_name");
+  mlir::func::FuncOp primal = split.primal(); // the traced function names its arguments
+  for (unsigned i = 0; i < primal.getNumArguments(); ++i) {
+    auto name = primal.getArgAttrOfType<mlir::StringAttr>(i, "jx.arg_name");
     step.argNames.push_back(name ? name.str() : "argument " + std::to_string(i));
   }
   std::vector<double> seconds;

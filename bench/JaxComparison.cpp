@@ -99,6 +99,11 @@ std::vector<Row> comparisonRows(bool small) {
   gpt2("124M", 4, 256); // the size the performance issue names
   for (int64_t layers : {16, 32, 64, 128})
     compileOnly(layers);
+  // GPT-2's step compiled at 12 and at 48 layers (1558M's depth), batch 4 x 256.
+  for (const char *preset : {"124M", "1558M"})
+    rows.push_back({.id = llvm::formatv("compile-gpt2-{0}", preset).str(), .model = "gpt2",
+                    .policy = "none", .batch = 4, .seq = 256, .compileOnly = true,
+                    .preset = preset});
   return rows;
 }
 

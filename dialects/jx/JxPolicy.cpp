@@ -192,7 +192,10 @@ struct PolicyQuery {
   Operation *op;
   bool chosen;
 
-  bool isDot() const { return isa<DotGeneralOp>(op); }
+  /// Fused attention is two batched products: its output and logsumexp are
+  /// what a dot policy keeps of it (JAX's xla attention keeps the products'
+  /// [B, N, T, S] scores instead; the fused op never has them).
+  bool isDot() const { return isa<DotGeneralOp, DotProductAttentionOp>(op); }
   bool isDotWithoutBatchDims() const {
     auto dot = dyn_cast<DotGeneralOp>(op);
     return dot && dot.hasNoBatchDims();

@@ -39,6 +39,26 @@ func.func @g(%q: tensor<1x4x2x8xf32>, %k: tensor<1x4x2x8xf32>, %v: tensor<1x4x2x
   return %s : tensor<f32>
 }
 
+// Under dots_saveable the output and the logsumexp are kept (fused
+// attention counts as a dot): the backward does not redo the forward.
+// REMAT-LABEL: func.func @h_fwd(
+// REMAT:         %[[HO:.*]], %[[HL:.*]] = jx.dot_product_attention
+// REMAT:         return %{{.*}}, %arg0, %arg1, %arg2, %[[HO]], %[[HL]]
+// REMAT-LABEL: func.func @h_bwd(
+// REMAT-NOT:     jx.dot_product_attention {{.*}}scale
+// REMAT:         jx.dot_product_attention_grad
+func.func @h(%q: tensor<1x4x2x8xf32>, %k: tensor<1x4x2x8xf32>, %v: tensor<1x4x2x8xf32>) -> tensor<f32> {
+  %r = jx.remat (%q, %k, %v) : (tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>) -> tensor<1x4x2x8xf32> policy = #jx.policy<dots_saveable> {
+  ^bb0(%a: tensor<1x4x2x8xf32>, %b: tensor<1x4x2x8xf32>, %c: tensor<1x4x2x8xf32>):
+    %o, %lse = jx.dot_product_attention %a, %b, %c, scale = 0.25 causal
+        : tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>, tensor<1x4x2x8xf32>
+    jx.yield %o : tensor<1x4x2x8xf32>
+  }
+  %t = jx.tanh %r : tensor<1x4x2x8xf32>
+  %s = jx.reduce_sum %t, axes = [0, 1, 2, 3] : tensor<1x4x2x8xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+
 // -----
 
 // A logsumexp cotangent (IR may use it; traced programs do not) adds
