@@ -44,16 +44,6 @@ struct Row {
   }
 };
 
-/// The rows' policy names: "none" (no checkpoint), "nothing_saveable" and
-/// "dots_saveable" (a checkpoint per layer or block under that policy).
-std::optional<Policy> policyOf(const std::string &name) {
-  if (name == "nothing_saveable")
-    return policies::nothing_saveable();
-  if (name == "dots_saveable")
-    return policies::dots_saveable();
-  return std::nullopt;
-}
-
 std::vector<Row> comparisonRows(bool small) {
   std::vector<Row> rows;
   const std::vector<std::string> policyNames = {"none", "nothing_saveable", "dots_saveable"};
@@ -125,7 +115,7 @@ Figures runOurs(mlir::MLIRContext &ctx, const Row &row, const ComparisonOptions 
   // transformer's).
   cpu::blockCache().release();
   try {
-    std::optional<Policy> policy = policyOf(row.policy);
+    std::optional<Policy> policy = bench::policyOf(row.policy);
     std::optional<Split> split;
     std::unique_ptr<cpu::CpuModule> compiled;
     std::vector<double> compileSeconds;
@@ -274,6 +264,49 @@ std::optional<llvm::json::Object> runJax(const Row &row, const std::string &pyth
 double mib(int64_t bytes) { return bytes / 1048576.0; }
 
 } // namespace
+
+std::optional<Policy> bench::policyOf(const std::string &name) {
+  if (name == "nothing_saveable")
+    return policies::nothing_saveable();
+  if (name == "dots_saveable")
+    return policies::dots_saveable();
+  return std::nullopt;
+}
+
+std::optional<std::string> bench::jaxPython(const std::string &given, std::string &why) {
+  std::optional<std::string> python = findJaxPython({.python = given});
+  if (!python) {
+    why = "scripts/jax-venv.sh could not make the venv";
+    return std::nullopt;
+  }
+  if (!probeJax(*python)) {
+    why = *python + " cannot import jax";
+    return std::nullopt;
+  }
+  return python;
+}
+
+std::optional<llvm::json::Object>
+bench::runJaxGpt2(const std::string &python, const std::string &preset, const std::string &policy,
+                  int64_t batch, int64_t seq, bool compileOnly, unsigned repeats, unsigned warmup,
+                  std::string &why) {
+  Row row{.id = "gpt2", .model = "gpt2", .policy = policy, .batch = batch, .seq = seq,
+          .compileOnly = compileOnly, .preset = preset};
+  auto out = runJax(row, python, {.repeats = repeats, .warmup = warmup}, why);
+  if (!out)
+    return std::nullopt;
+  const llvm::json::Object *rows = out->getObject("rows");
+  const llvm::json::Object *figures = rows ? rows->getObject("gpt2") : nullptr;
+  if (!figures) {
+    why = "bench/jax_cpu.py wrote no figures";
+    return std::nullopt;
+  }
+  if (auto error = figures->getString("error")) {
+    why = error->str();
+    return std::nullopt;
+  }
+  return *figures;
+}
 
 int bench::compareWithJax(mlir::MLIRContext &ctx, const ComparisonOptions &options) {
   std::vector<Row> rows = comparisonRows(options.small);

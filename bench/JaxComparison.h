@@ -16,7 +16,10 @@
 #ifndef COTANGENT_BENCH_JAXCOMPARISON_H
 #define COTANGENT_BENCH_JAXCOMPARISON_H
 
+#include "tracer/Checkpoint.h"
+
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/JSON.h"
 
 #include <optional>
 #include <string>
@@ -45,6 +48,23 @@ struct ComparisonOptions {
 
 /// Runs the comparison and prints its table; 0 on success.
 int compareWithJax(mlir::MLIRContext &ctx, const ComparisonOptions &options);
+
+/// The rows' policy names: "none" (no checkpoint), "nothing_saveable" and
+/// "dots_saveable" (a checkpoint per layer or block under that policy).
+std::optional<Policy> policyOf(const std::string &name);
+
+/// The venv's python: `given`, else the one scripts/jax-venv.sh makes;
+/// nullopt, with `why`, when it cannot import JAX.
+std::optional<std::string> jaxPython(const std::string &given, std::string &why);
+
+/// JAX's figures for GPT-2 `preset`'s value-and-grad step at batch x seq under
+/// `policy` per block (bench/jax_cpu.py in its own process): compile_s,
+/// argument_bytes, peak_bytes (output + temp), and unless `compileOnly`
+/// median_ms of `repeats` runs after `warmup`. Null, with `why`, on failure.
+std::optional<llvm::json::Object> runJaxGpt2(const std::string &python, const std::string &preset,
+                                             const std::string &policy, int64_t batch, int64_t seq,
+                                             bool compileOnly, unsigned repeats, unsigned warmup,
+                                             std::string &why);
 
 } // namespace cotangent::bench
 

@@ -34,6 +34,7 @@
 #include "bench/PolicyFigures.h"
 #include "bench/RandomArguments.h"
 #include "bench/AttentionMemory.h"
+#include "bench/FitUnderCap.h"
 #include "bench/JaxComparison.h"
 #include "tools/common/CommandLine.h"
 #include "tracer/Autodiff.h"
@@ -72,7 +73,9 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class Benchmark { Dot, Mlp, Budget, Frontier, Compare, CompareSmall, Gpt2, Attention, Train };
+enum class Benchmark {
+  Dot, Mlp, Budget, Frontier, Compare, CompareSmall, Gpt2, Attention, Fit, Train
+};
 
 /// Only the bench's own flags show in --help (libLLVM registers hundreds).
 /// Sizes have ranges: zero would divide by zero or measure nothing, and the
@@ -102,6 +105,11 @@ cl::list<Benchmark, bool, tools::ChoiceParser<Benchmark>> benchmarks(
                           "GPT-2's step peak and time at sequence 256 to 2048 for 2048 tokens "
                           "per batch, attention fused against its scores materialized (--gpt2 "
                           "sets the preset, default 124M; not run by default)"),
+               clEnumValN(Benchmark::Fit, "fit",
+                          "GPT-2's step under memory caps of 2, 4 and 8 GiB: the largest batch "
+                          "that fits and its tokens/s, per policy, against JAX's (--gpt2 sets the "
+                          "preset, default 124M; --seq the sequence, default 256; not run by "
+                          "default)"),
                clEnumValN(Benchmark::Train, "train",
                           "the MLP's whole training step (loss, gradient, clipped AdamW) in "
                           "one jit against the bare value_and_grad step (not run by default)")));
@@ -180,7 +188,7 @@ cl::opt<std::string> gpt2Preset(
     cl::desc("with --emit-mlir: also GPT-2 of this preset (models/gpt2; tiny, 124M, ...), "
              "its loss over --batch sequences of --seq tokens, as gpt2-<policy>.mlir "
              "(@gpt2(params..., ids, targets), policy per block); with --run attention: "
-             "the preset measured (default 124M)"),
+             "the preset measured (default 124M); with --run fit likewise"),
     cl::value_desc("preset"));
 
 /// Writes `module` to `path`; false (with a message) if it cannot.
@@ -612,6 +620,11 @@ int main(int argc, char **argv) {
         (runs(Benchmark::Compare) && compare(ctx, false)) ||
         (runs(Benchmark::CompareSmall) && compare(ctx, true)) ||
         (runs(Benchmark::Gpt2) && gpt2Rows(ctx)) ||
+        (runs(Benchmark::Fit) &&
+         bench::benchFitUnderCaps(
+             ctx, {.preset = gpt2Preset.empty() ? std::string("124M") : gpt2Preset.getValue(),
+                   .seq = seq.getNumOccurrences() ? static_cast<int64_t>(seq) : 256,
+                   .repeats = repeats, .python = jaxPython})) ||
         (runs(Benchmark::Attention) &&
          bench::benchAttentionMemory(
              ctx, {.preset = gpt2Preset.empty() ? std::string("124M") : gpt2Preset.getValue(),

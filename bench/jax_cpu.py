@@ -7,7 +7,8 @@ Reads the bench's rows (JSON: a list of {"id", "model": "mlp" |
 "context"}), and for each traces and compiles
 jax.jit(jax.value_and_grad(loss, argnums=the float ones)) on random
 arguments of the model's shapes (GPT-2's token ids int32 in its vocabulary) (the compile time is jit's lower() plus
-compile()), reads XLA's peak as memory_analysis() output + temp bytes, and
+compile()), reads XLA's peak as memory_analysis() output + temp bytes (and its
+argument bytes), and
 unless compile_only times the step (median and min of `repeats` runs after
 `warmup`, block_until_ready). Writes {"jax", "devices", "threads", "rows":
 {id: figures}, "max_rss_bytes"} as JSON to the file given.
@@ -68,6 +69,7 @@ def measure(row, rng):
     memory = compiled.memory_analysis()
     figures["peak_bytes"] = int(memory.output_size_in_bytes + memory.temp_size_in_bytes)
     figures["output_bytes"] = int(memory.output_size_in_bytes)
+    figures["argument_bytes"] = int(memory.argument_size_in_bytes)
     figures["temp_bytes"] = int(memory.temp_size_in_bytes)
     if row.get("compile_only"):
         return figures

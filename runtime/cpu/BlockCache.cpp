@@ -2,6 +2,7 @@
 
 #include "runtime/cpu/BlockCache.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -18,6 +19,8 @@ void *BlockCache::allocate(size_t bytes) {
   size_t size = sizeClass(bytes);
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    live_ += size;
+    highWater_ = std::max(highWater_, live_);
     auto it = free_.find(size);
     if (it != free_.end() && !it->second.empty()) {
       void *block = it->second.back();
@@ -30,14 +33,22 @@ void *BlockCache::allocate(size_t bytes) {
     return block;
   // Out of memory: what the cache holds may be what is missing.
   release();
-  return std::aligned_alloc(64, size);
+  if (void *block = std::aligned_alloc(64, size))
+    return block;
+  std::lock_guard<std::mutex> lock(mutex_);
+  live_ -= size;
+  return nullptr;
 }
 
 void BlockCache::deallocate(void *block, size_t bytes) {
   size_t size = sizeClass(bytes);
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (cached_ + size <= capacity_) {
+    live_ -= size;
+    // A step that holds more than the capacity at its peak frees and
+    // allocates the same blocks again on every run: keep up to that peak.
+    size_t keep = capacity_ == 0 ? 0 : std::max(capacity_, highWater_);
+    if (cached_ + size <= keep) {
       free_[size].push_back(block);
       cached_ += size;
       return;

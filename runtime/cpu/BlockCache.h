@@ -24,7 +24,9 @@ namespace cotangent::cpu {
 /// Freed 64-byte-aligned blocks, reused by size class; thread-safe.
 class BlockCache {
 public:
-  /// Keeps at most `capacity` bytes of freed blocks (0: keeps none).
+  /// Keeps at most `capacity` bytes of freed blocks, or as many as were
+  /// ever handed out at once where that is more (a step whose peak exceeds
+  /// the capacity then reuses its blocks too); 0 keeps none.
   explicit BlockCache(size_t capacity) : capacity_(capacity) {}
   ~BlockCache() { release(); }
   BlockCache(const BlockCache &) = delete;
@@ -51,12 +53,16 @@ public:
 private:
   size_t capacity_;
   size_t cached_ = 0;
+  size_t live_ = 0;      ///< handed out and not taken back
+  size_t highWater_ = 0; ///< the most ever handed out at once
   mutable std::mutex mutex_;
   std::unordered_map<size_t, std::vector<void *>> free_;
 };
 
 /// The CPU runtime's cache. Its capacity is COTANGENT_CPU_CACHE_BYTES when
-/// set (0 turns caching off), else 1 GiB.
+/// set (0 turns caching off), else 1 GiB; it grows to the largest peak of
+/// compiled code's blocks seen (as XLA's and PyTorch's allocators hold a
+/// step's memory).
 BlockCache &blockCache();
 
 } // namespace cotangent::cpu
