@@ -39,7 +39,7 @@ template <typename OpTy>
 struct AttentionBufferization
     : public BufferizableOpInterface::ExternalModel<AttentionBufferization<OpTy>, OpTy> {
   static constexpr bool kForward = std::is_same_v<OpTy, jx::DotProductAttentionOp>;
-  static constexpr StringLiteral kCallee =
+  static constexpr const char *kCallee =
       kForward ? "cotangent_attention_fwd_f32" : "cotangent_attention_bwd_f32";
 
   bool bufferizesToMemoryRead(Operation *, OpOperand &, const AnalysisState &) const {
