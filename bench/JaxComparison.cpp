@@ -4,6 +4,7 @@
 #include "bench/Gpt2Model.h"
 #include "bench/MlpModel.h"
 #include "bench/PolicyFigures.h"
+#include "bench/PythonSide.h"
 #include "bench/RandomArguments.h"
 #include "bench/TransformerModel.h"
 #include "passes/Passes.h"
@@ -169,36 +170,17 @@ Figures runOurs(mlir::MLIRContext &ctx, const Row &row, const ComparisonOptions 
   return f;
 }
 
-/// What `argv` prints on stdout, or nullopt when it cannot run or fails.
-std::optional<std::string> standardOutputOf(llvm::ArrayRef<llvm::StringRef> argv) {
-  llvm::SmallString<128> out;
-  if (llvm::sys::fs::createTemporaryFile("cotangent-bench", "txt", out))
-    return std::nullopt;
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(out), std::nullopt};
-  int code = llvm::sys::ExecuteAndWait(argv.front(), argv, std::nullopt, redirects);
-  auto text = llvm::MemoryBuffer::getFile(out);
-  llvm::sys::fs::remove(out);
-  if (code != 0 || !text)
-    return std::nullopt;
-  return (*text)->getBuffer().str();
-}
-
 /// The venv's python: options.python, else the last line scripts/jax-venv.sh prints.
 std::optional<std::string> findJaxPython(const ComparisonOptions &options) {
   if (!options.python.empty())
     return options.python;
-  std::optional<std::string> out = standardOutputOf(
-      {COTANGENT_SOURCE_DIR "/scripts/jax-venv.sh", COTANGENT_BUILD_DIR "/jax-venv"});
-  if (!out)
-    return std::nullopt;
-  llvm::StringRef lines = llvm::StringRef(*out).rtrim();
-  return lines.rsplit('\n').second.empty() ? lines.str() : lines.rsplit('\n').second.str();
+  return bench::venvPython("jax-venv.sh", "jax-venv");
 }
 
 /// JAX's version and the cores it sees, or nullopt when `python` cannot
 /// import JAX.
 std::optional<std::pair<std::string, int64_t>> probeJax(const std::string &python) {
-  std::optional<std::string> out = standardOutputOf(
+  std::optional<std::string> out = bench::standardOutputOf(
       {python, "-c", "import os, jax; print(jax.__version__, os.cpu_count())"});
   if (!out)
     return std::nullopt;
@@ -229,36 +211,7 @@ std::optional<llvm::json::Object> runJax(const Row &row, const std::string &pyth
     o["vocab"] = config.vocab_size;
     o["context"] = config.block_size;
   }
-  llvm::SmallString<128> rowsPath, outPath;
-  if (llvm::sys::fs::createTemporaryFile("cotangent-compare-rows", "json", rowsPath) ||
-      llvm::sys::fs::createTemporaryFile("cotangent-compare-jax", "json", outPath)) {
-    why = "cannot create temporary files";
-    return std::nullopt;
-  }
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(rowsPath, ec);
-    os << llvm::json::Value(std::move(spec));
-  }
-  std::string script = COTANGENT_SOURCE_DIR "/bench/jax_cpu.py";
-  llvm::SmallVector<llvm::StringRef> argv{python, script, rowsPath, outPath};
-  std::string message;
-  int code = llvm::sys::ExecuteAndWait(python, argv, std::nullopt, {}, 0, 0, &message);
-  auto text = llvm::MemoryBuffer::getFile(outPath);
-  llvm::sys::fs::remove(rowsPath);
-  llvm::sys::fs::remove(outPath);
-  if (code != 0 || !text) {
-    why = "bench/jax_cpu.py failed" + (message.empty() ? "" : ": " + message);
-    return std::nullopt;
-  }
-  auto parsed = llvm::json::parse((*text)->getBuffer());
-  if (!parsed || !parsed->getAsObject()) {
-    why = "bench/jax_cpu.py wrote no JSON object";
-    if (!parsed)
-      llvm::consumeError(parsed.takeError());
-    return std::nullopt;
-  }
-  return std::move(*parsed->getAsObject());
+  return bench::runRows(python, "jax_cpu.py", std::move(spec), why);
 }
 
 double mib(int64_t bytes) { return bytes / 1048576.0; }
@@ -293,19 +246,7 @@ bench::runJaxGpt2(const std::string &python, const std::string &preset, const st
   Row row{.id = "gpt2", .model = "gpt2", .policy = policy, .batch = batch, .seq = seq,
           .compileOnly = compileOnly, .preset = preset};
   auto out = runJax(row, python, {.repeats = repeats, .warmup = warmup}, why);
-  if (!out)
-    return std::nullopt;
-  const llvm::json::Object *rows = out->getObject("rows");
-  const llvm::json::Object *figures = rows ? rows->getObject("gpt2") : nullptr;
-  if (!figures) {
-    why = "bench/jax_cpu.py wrote no figures";
-    return std::nullopt;
-  }
-  if (auto error = figures->getString("error")) {
-    why = error->str();
-    return std::nullopt;
-  }
-  return *figures;
+  return out ? bench::rowFigures(*out, "gpt2", "jax_cpu.py", why) : std::nullopt;
 }
 
 int bench::compareWithJax(mlir::MLIRContext &ctx, const ComparisonOptions &options) {

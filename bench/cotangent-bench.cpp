@@ -106,10 +106,11 @@ cl::list<Benchmark, bool, tools::ChoiceParser<Benchmark>> benchmarks(
                           "per batch, attention fused against its scores materialized (--gpt2 "
                           "sets the preset, default 124M; not run by default)"),
                clEnumValN(Benchmark::Fit, "fit",
-                          "GPT-2's step under memory caps of 2, 4 and 8 GiB: the largest batch "
-                          "that fits and its tokens/s, per policy, against JAX's (--gpt2 sets the "
-                          "preset, default 124M; --seq the sequence, default 256; not run by "
-                          "default)"),
+                          "GPT-2's step under memory caps (--caps, default 2, 4 and 8 GiB): the "
+                          "largest batch that fits and its tokens/s, per policy and under one "
+                          "memory_budget over the step, against JAX's per policy and PyTorch's "
+                          "per activation_memory_budget (--gpt2 sets the preset, default 124M; "
+                          "--seq the sequence, default 256; not run by default)"),
                clEnumValN(Benchmark::Train, "train",
                           "the MLP's whole training step (loss, gradient, clipped AdamW) in "
                           "one jit against the bare value_and_grad step (not run by default)")));
@@ -166,6 +167,17 @@ cl::opt<std::string> jaxPython(
              "scripts/jax-venv.sh makes in build/jax-venv)"),
     cl::value_desc("path"));
 
+cl::opt<std::string> torchPython(
+    cl::cat(benchOptions), "torch-python",
+    cl::desc("the python of a venv with PyTorch for --run fit (default: the one "
+             "scripts/torch-venv.sh makes in build/torch-venv)"),
+    cl::value_desc("path"));
+cl::opt<std::string> fitData(
+    cl::cat(benchOptions), "fit-data",
+    cl::desc("with --run fit: write the table and the memory per batch as JSON to this file "
+             "(tools/plot-fit.py draws it)"),
+    cl::value_desc("file.json"));
+
 enum class CpuIsa { Native, Avx2 };
 cl::opt<CpuIsa> cpuIsa(
     cl::cat(benchOptions), "cpu-isa",
@@ -182,6 +194,11 @@ cl::opt<std::string> emitMlirDir(
              "nothing_saveable and dots_saveable as jx IR into this directory "
              "(transformer-<policy>.mlir) and run nothing else (scripts/gpu-check.sh)"),
     cl::value_desc("dir"));
+
+cl::list<double> fitCaps(
+    cl::cat(benchOptions), "caps", cl::CommaSeparated,
+    cl::desc("with --run fit: the memory caps in GiB, each above 0 (default 2,4,8)"),
+    cl::value_desc("GiB,..."));
 
 cl::opt<std::string> gpt2Preset(
     cl::cat(benchOptions), "gpt2",
@@ -570,6 +587,12 @@ bool validFlags() {
                  << "\n";
     return false;
   }
+  for (double cap : fitCaps)
+    if (!(cap > 0)) {
+      llvm::errs() << "cotangent-bench: for the --caps option: " << llvm::formatv("{0}", cap)
+                   << " GiB is not a memory cap (each must be above 0)\n";
+      return false;
+    }
   if (dataPath.empty()) {
     llvm::errs() << "cotangent-bench: for the --data option: expected a file name (the MLP "
                     "rows are always written)\n";
@@ -624,7 +647,11 @@ int main(int argc, char **argv) {
          bench::benchFitUnderCaps(
              ctx, {.preset = gpt2Preset.empty() ? std::string("124M") : gpt2Preset.getValue(),
                    .seq = seq.getNumOccurrences() ? static_cast<int64_t>(seq) : 256,
-                   .repeats = repeats, .python = jaxPython})) ||
+                   .capsGiB = fitCaps.empty() ? std::vector<double>{2, 4, 8}
+                                              : std::vector<double>(fitCaps.begin(),
+                                                                    fitCaps.end()),
+                   .repeats = repeats, .python = jaxPython, .torchPython = torchPython,
+                   .dataPath = fitData})) ||
         (runs(Benchmark::Attention) &&
          bench::benchAttentionMemory(
              ctx, {.preset = gpt2Preset.empty() ? std::string("124M") : gpt2Preset.getValue(),

@@ -48,6 +48,49 @@ def JxVjpPass : Pass<"jx-vjp", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::jx::JxDialect", "mlir::func::FuncDialect"];
 }
 
+def JxRaiseCompositesPass : Pass<"jx-raise-composites", "mlir::ModuleOp"> {
+  let summary = "Raise JAX's attention and cross-entropy into the fused composite ops";
+  let description = [{
+    Runs before `--jx-vjp`, on programs written as JAX primitives (what
+    `python/cotangent_jax` exports). Rewrites what is exactly one of the
+    composites' definitions (`CompositeOpInterface::expand`, in f32) into it:
+
+    - `softmax(scale * q k^T) v`, the scores masked by `tril(ones(T, S))` or not,
+      into `jx.dot_product_attention` (`causal`): the scale is the product of the
+      constants multiplying (dividing) the scores, q or k; the softmax is
+      `exp(s - max(s)) / sum` along the keys (jax.nn.softmax's, `stop_gradient`
+      and the `-inf` initial value allowed); the mask a `select_n` of a
+      constant causal pattern (evaluated) and a fill of at most `-1e9` (JAX's
+      `finfo(float32).min`, `-1e9`, `-inf`: every causal row keeps its
+      diagonal, so the fill never reaches the row's maximum). Any layout of
+      q, k, v and of the output (`bqhd,bkhd->bhqk`, `bhqd,bhkd->bhqk`, ...):
+      transposes put them into `[B, T, N, H]` and the output back.
+    - `logsumexp(x) - take_along_axis(x, labels)` and
+      `-take_along_axis(log_softmax(x), labels)` over the last axis into
+      `jx.softmax_cross_entropy`; JAX's fill mode (NaN for a label outside
+      `[-C, C)`, the composite clamps) is kept by a select on the loss.
+
+    Anything else (another mask, another dtype, a softmax over other scores
+    than its maximum's, probabilities used twice) is left as it is.
+    `cotangent-run --vjp` runs it by default (`--raise-composites=false`
+    does not). `attention=false` or `cross-entropy=false` leaves that one alone.
+
+    ```mlir
+    // cotangent-opt --jx-raise-composites
+    %s = jx.dot_general %q, %k, contracting_dims = [3] x [3], batch_dims = [0, 2] x [0, 2] ...
+    // ... softmax, then dot_general with %v: becomes
+    %o, %lse = jx.dot_product_attention %q, %k, %v, scale = 0.125 causal ...
+    ```
+  }];
+  let options = [
+    Option<"attention", "attention", "bool", /*default=*/"true",
+           "Raise attention into jx.dot_product_attention">,
+    Option<"crossEntropy", "cross-entropy", "bool", /*default=*/"true",
+           "Raise the cross-entropy into jx.softmax_cross_entropy">
+  ];
+  let dependentDialects = ["mlir::jx::JxDialect"];
+}
+
 def JxRematFunctionPass : Pass<"jx-remat-function", "mlir::ModuleOp"> {
   let summary = "Put a whole function under one remat policy (e.g. a memory budget)";
   let description = [{

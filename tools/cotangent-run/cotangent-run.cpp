@@ -9,8 +9,8 @@
 // summary, the wall time and the bytes compiled code allocated. With
 // --split it runs @NAME_fwd, keeps the residuals, then @NAME_bwd on output
 // cotangents of ones, and reports the residual bytes; --vjp first runs
-// --jx-vjp --jx-remat on the module to make that pair (residuals outside
-// every remat region by --default-policy). With --target=cuda
+// --jx-raise-composites --jx-vjp --jx-remat on the module to make that pair
+// (residuals outside every remat region by --default-policy). With --target=cuda
 // it runs on the GPU, or with --emit-object writes a self-contained step
 // (host code, kernels for --chip, manifest) for tools/cotangent-step.
 //
@@ -74,8 +74,14 @@ static cl::opt<std::string> outputDir(cl::cat(toolOptions), "output-dir",
                                       cl::value_desc("dir"));
 static cl::opt<bool> split(cl::cat(toolOptions), "split",
                            cl::desc("Run NAME_fwd, hold the residuals, then NAME_bwd"));
-static cl::opt<bool> vjp(cl::cat(toolOptions), "vjp",
-                         cl::desc("Run --jx-vjp --jx-remat on the module first"));
+static cl::opt<bool> vjp(
+    cl::cat(toolOptions), "vjp",
+    cl::desc("Run --jx-vjp --jx-remat on the module first (after --jx-raise-composites)"));
+static cl::opt<bool> raiseComposites(
+    cl::cat(toolOptions), "raise-composites",
+    cl::desc("With --vjp: first raise JAX's attention and cross-entropy into the fused ops "
+             "(--jx-raise-composites; default on, =false keeps the program as written)"),
+    cl::init(true));
 static cl::opt<std::string> defaultPolicy(
     cl::cat(toolOptions), "default-policy",
     cl::desc("With --vjp: the remat policy of residuals outside every jx.remat region "
@@ -201,14 +207,17 @@ static LogicalResult writeOutputs(llvm::StringRef prefix, llvm::ArrayRef<Tensor>
   return success();
 }
 
-/// How --vjp differentiates: the whole function under a policy first (if
-/// any), then --jx-vjp, then --jx-remat with a default policy.
+/// How --vjp differentiates: JAX's patterns raised into composites (unless
+/// --raise-composites=false), the whole function under a policy (if any),
+/// then --jx-vjp, then --jx-remat with a default policy.
 struct Policies {
   std::string function, byDefault;
 };
 
 static LogicalResult differentiate(ModuleOp module, StringRef name, const Policies &policies) {
   PassManager pm(module.getContext());
+  if (raiseComposites)
+    pm.addPass(mlir::cotangent::createJxRaiseCompositesPass());
   if (!policies.function.empty())
     pm.addPass(mlir::cotangent::createJxRematFunctionPass(
         {.policy = policies.function, .function = name.str()}));
@@ -277,6 +286,8 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   Location loc = module->getLoc();
   if (defaultPolicy.getNumOccurrences() && !vjp)
     return emitError(loc) << "--default-policy is for --vjp (it is --jx-remat's)";
+  if (raiseComposites.getNumOccurrences() && !vjp)
+    return emitError(loc) << "--raise-composites is for --vjp (it runs before --jx-vjp)";
   if (memoryLimit < 0)
     return emitError(loc) << "--memory-limit must be a number of bytes, got "
                           << static_cast<int64_t>(memoryLimit.getValue());
