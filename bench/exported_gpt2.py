@@ -84,6 +84,11 @@ def main():
     parser.add_argument("--sizes", default="tiny,mid")
     parser.add_argument("--cotangent-run", default=os.path.join(ROOT, "build", "bin", "cotangent-run"))
     args = parser.parse_args()
+    unknown = [s for s in args.sizes.split(",") if s not in SIZES]
+    if unknown:
+        parser.error(f"--sizes: unknown {', '.join(unknown)}; expected some of {', '.join(SIZES)}")
+    if args.rounds < 1 or args.repeat < 1:
+        parser.error("--rounds and --repeat must be at least 1")
     rng = np.random.default_rng(0)
     print(f"JAX {jax.__version__}, {os.cpu_count()} cores; value-and-grad step, medians of "
           f"{args.rounds} rounds x {args.repeat} runs")
