@@ -5,6 +5,7 @@
 #include "bench/RandomArguments.h"
 
 #include "analysis/MemoryPlan.h"
+#include "dialects/jx/JxSplit.h"
 #include "models/gpt2/Model.h"
 #include "passes/Passes.h"
 #include "runtime/cpu/BlockCache.h"
@@ -36,10 +37,8 @@ namespace {
 
 int64_t argumentBytes(mlir::func::FuncOp fn) {
   int64_t bytes = 0;
-  for (mlir::Type t : fn.getArgumentTypes()) {
-    auto tensor = mlir::cast<mlir::RankedTensorType>(t);
-    bytes += tensor.getNumElements() * ((tensor.getElementTypeBitWidth() + 7) / 8);
-  }
+  for (mlir::Type t : fn.getArgumentTypes())
+    bytes += mlir::jx::getTensorBytes(t);
   return bytes;
 }
 

@@ -39,7 +39,6 @@ std::optional<llvm::json::Object> bench::runTorchGpt2(const std::string &python,
                           {"seq", row.seq},
                           {"backend", row.budget ? row.backend : std::string("eager")},
                           {"step", "grad"},
-                          {"measure_only", row.measureOnly},
                           {"repeats", row.repeats},
                           {"warmup", row.warmup}};
   spec["budget"] = row.budget ? llvm::json::Value(*row.budget) : llvm::json::Value(nullptr);

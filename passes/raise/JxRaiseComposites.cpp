@@ -91,7 +91,18 @@ class ConstEval {
 public:
   explicit ConstEval(int64_t limit) : limit(limit) {}
 
+  /// Each value once: a mask's ops share operands (one iota read twice), so
+  /// a walk without the cache could revisit a value exponentially often.
   std::optional<std::vector<int64_t>> eval(Value v, int depth = 0) {
+    if (auto it = cache.find(v); it != cache.end())
+      return it->second;
+    std::optional<std::vector<int64_t>> result = evalUncached(v, depth);
+    cache[v] = result;
+    return result;
+  }
+
+private:
+  std::optional<std::vector<int64_t>> evalUncached(Value v, int depth) {
     RankedTensorType t = tensorOf(v);
     if (!t || !t.hasStaticShape() || t.getNumElements() > limit || depth > 64 ||
         !t.getElementType().isSignlessInteger())
@@ -223,10 +234,10 @@ public:
     return std::nullopt;
   }
 
-private:
   static int64_t wrap(uint64_t x) { return static_cast<int64_t>(x); }
 
   int64_t limit;
+  llvm::DenseMap<Value, std::optional<std::vector<int64_t>>> cache;
 };
 
 /// Masks up to this many elements are evaluated (a 4096 x 4096 causal mask).
