@@ -55,6 +55,15 @@ MlpTrainingData mlpTrainingData(const MlpConfig &config);
 /// tanh(h @ w_i), then the mean squared error against `target`.
 Tensor mlpRegressionLoss(const std::map<std::string, Tensor> &params, Tensor x, Tensor target);
 
+/// The optimizer of the training-step benches: AdamW (warmup to 1e-3 over
+/// 10 steps, cosine decay to step 1000, weight decay 0.01) after clipping
+/// the gradient's global norm to 1.
+inline optim::GradientTransformation mlpOptimizer() {
+  return optim::chain({optim::clip_by_global_norm(1.0),
+                       optim::adamw(optim::warmup_cosine_decay_schedule(0.0, 1e-3, 10, 1000), {},
+                                    0.01)});
+}
+
 /// train_step(params, opt_state, x, y) -> (params, opt_state, loss): the
 /// regression loss, its gradient and `tx`'s update, the step to jit.
 inline auto mlpTrainStep(optim::GradientTransformation tx) {

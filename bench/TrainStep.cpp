@@ -49,9 +49,7 @@ int bench::benchTrainStep(const TrainStepOptions &o) {
   HostParams params = data.params;
   interp::Tensor x = data.x, y = data.y;
   auto mlpLoss = &mlpRegressionLoss;
-  optim::GradientTransformation tx =
-      optim::chain({optim::clip_by_global_norm(1.0),
-                    optim::adamw(optim::warmup_cosine_decay_schedule(0.0, 1e-3, 10, 1000), {}, 0.01)});
+  optim::GradientTransformation tx = mlpOptimizer();
 
   auto bare = jit(value_and_grad(mlpLoss, argnums<0>));
   auto update = jit([&](const Params &p, const optim::State &s, const Params &g) {

@@ -26,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "bench/DeviceTrainLoop.h"
 #include "bench/TrainStep.h"
 #include "bench/MlpModel.h"
 #include "bench/TransformerModel.h"
@@ -74,7 +75,7 @@ namespace cl = llvm::cl;
 namespace {
 
 enum class Benchmark {
-  Dot, Mlp, Budget, Frontier, Compare, CompareSmall, Gpt2, Attention, Fit, Train
+  Dot, Mlp, Budget, Frontier, Compare, CompareSmall, Gpt2, Attention, Fit, Train, DeviceLoop
 };
 
 /// Only the bench's own flags show in --help (libLLVM registers hundreds).
@@ -113,7 +114,11 @@ cl::list<Benchmark, bool, tools::ChoiceParser<Benchmark>> benchmarks(
                           "--seq the sequence, default 256; not run by default)"),
                clEnumValN(Benchmark::Train, "train",
                           "the MLP's whole training step (loss, gradient, clipped AdamW) in "
-                          "one jit against the bare value_and_grad step (not run by default)")));
+                          "one jit against the bare value_and_grad step (not run by default)"),
+               clEnumValN(Benchmark::DeviceLoop, "device-loop",
+                          "the same step donated on the GPU (jit for CUDA, state on the "
+                          "device) as a host loop of --steps steps reading each loss, against "
+                          "the steps back to back (not run by default; skipped without a GPU)")));
 tools::UnsignedOpt<1, 8192> dotSize(cl::cat(benchOptions), "dot-size", cl::init(1024),
                                     cl::desc("n of the n x n x n dot_general, 1 to 8192 "
                                              "(default 1024)"));
@@ -138,6 +143,9 @@ cl::opt<bool> richActivation(
 tools::UnsignedOpt<1, 1000> repeats(cl::cat(benchOptions), "repeats", cl::init(3),
                                     cl::desc("timed runs per measurement, 1 to 1000; the median "
                                              "is shown (default 3)"));
+tools::UnsignedOpt<1, 100000> steps(cl::cat(benchOptions), "steps", cl::init(100),
+                                    cl::desc("steps per loop of --run device-loop, 1 to 100000 "
+                                             "(default 100)"));
 cl::opt<std::string> dataPath(cl::cat(benchOptions), "data",
                               cl::init(bench::inBuildDir("cotangent-bench-policies.json")),
                               cl::desc("write the MLP rows here as JSON "
@@ -657,7 +665,10 @@ int main(int argc, char **argv) {
              ctx, {.preset = gpt2Preset.empty() ? std::string("124M") : gpt2Preset.getValue(),
                    .repeats = repeats})) ||
         (runs(Benchmark::Train) &&
-         bench::benchTrainStep({.layers = layers, .width = width, .batch = batch, .repeats = repeats}))) {
+         bench::benchTrainStep({.layers = layers, .width = width, .batch = batch, .repeats = repeats})) ||
+        (runs(Benchmark::DeviceLoop) &&
+         bench::benchDeviceTrainLoop({.layers = layers, .width = width, .batch = batch,
+                                      .steps = steps, .repeats = repeats}))) {
       std::fprintf(stderr, "cotangent-bench: failed\n");
       return 1;
     }

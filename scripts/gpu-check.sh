@@ -21,6 +21,8 @@
 # BATCH sequences of SEQ tokens) under no policy, nothing_saveable and
 # dots_saveable per block, kind "gpt2": JAX runs bench/jax_models.py's
 # gpt2_loss on the same arguments (token ids drawn in [0, 4)).
+# COTANGENT_GPU_CHIPS (default sm_80,sm_90): the chips of the fat binaries
+# (one chip makes the folder smaller for a device call's 64 MiB).
 # --quick: the small examples only (what ctest's gpu-check-folder builds).
 # Without it also the benchmark MLP (8 x 1024, batch 256 and 2048) and a
 # 4-block pre-LN transformer (d_model 512, 8 heads, 256 tokens, MLP 2048)
@@ -53,7 +55,7 @@ echo "# name kind policy (scripts/gpu-check.sh)" >"$out/models.txt"
 step() {
   local name=$1 mlir=$2
   shift 2
-  "$B/cotangent-run" "$mlir" --vjp --target=cuda --chip sm_80,sm_90 "$@" \
+  "$B/cotangent-run" "$mlir" --vjp --target=cuda --chip "${COTANGENT_GPU_CHIPS:-sm_80,sm_90}" "$@" \
     --emit-object "$out/steps/$name.o"
   ${CXX:-c++} -shared -o "$out/steps/$name.so" "$out/steps/$name.o"
   rm "$out/steps/$name.o"

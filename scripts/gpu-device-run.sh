@@ -8,7 +8,8 @@
 # scripts/gpu-check.sh's; both travel with the repository, whose root this
 # runs in. In order: the device, driver and JAX; gpu-device; run.sh
 # models-first.txt; then the check's other models while DEADLINE_S (default
-# 440) from the start allows. RESULTS gets each part's log as it ends and the
+# 440) from the start allows. Between gpu-device and the check: the device
+# training loop's bench (device-loop.txt). RESULTS gets each part's log as it ends and the
 # figures (every out/ folder without its .npy arrays: first-out.tgz,
 # rest-out.tgz), so a run cut off at its limit still leaves what it did.
 set -u
@@ -28,6 +29,15 @@ cat "$results/device.txt"
 timeout 150 bash "$pack/run.sh" >"$results/gpu-device.txt" 2>&1
 echo "gpu-device rc=$? after $(elapsed) s" | tee -a "$results/gpu-device.txt"
 tail -3 "$results/gpu-device.txt"
+# The donated AdamW loop with its state on the device against its steps back
+# to back (cotangent-bench --run device-loop, from the pack just unpacked).
+T=/tmp/cotangent-gpu-tests
+for b in 256 2048; do
+  timeout 60 env LD_LIBRARY_PATH="$T/lib" "$T/bin/cotangent-bench" --run device-loop --batch $b \
+    --repeats 5
+done >"$results/device-loop.txt" 2>&1
+echo "device-loop rc=$? after $(elapsed) s" | tee -a "$results/device-loop.txt"
+cat "$results/device-loop.txt"
 # The figures without the arrays (arguments and references: tens of MiB).
 save() { tar czf "$results/$1-out.tgz" --exclude='*.npy' -C "$check" out; }
 # The first models get all but 100 s of what is left (at least 60 s).

@@ -6,10 +6,13 @@
 // code cannot dereference host memory. Each address the host code takes of
 // such a global becomes the address of its device copy, which the runtime
 // uploads on first use and keeps (cotangent_cuda_device_global): constants
-// cost no allocation per call, and are not counted, as on the CPU.
+// cost no allocation per call, and are not counted, as on the CPU. An
+// address only the host runtime reads (ppermute's pairs, an argument of
+// @cotangent_collective_start) stays the host's: the runtime dereferences it.
 //
 //===----------------------------------------------------------------------===//
 
+#include "conversion/llvm/LoweringPasses.h"
 #include "conversion/nvvm/GpuPasses.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -36,6 +39,24 @@ std::optional<uint64_t> byteSize(Type type) {
   return std::nullopt;
 }
 
+/// Whether every use of `address` (through offsets and casts to integers)
+/// is an argument of a host runtime call that reads host memory.
+bool onlyHostReads(Value address) {
+  SmallVector<Value> work{address};
+  while (!work.empty()) {
+    for (Operation *user : work.pop_back_val().getUsers()) {
+      if (isa<LLVM::GEPOp, LLVM::PtrToIntOp>(user)) {
+        work.push_back(user->getResult(0));
+        continue;
+      }
+      auto call = dyn_cast<LLVM::CallOp>(user);
+      if (!call || call.getCallee() != cotangent::kCollectiveStart)
+        return false;
+    }
+  }
+  return true;
+}
+
 class JxGpuDeviceGlobalsPass
     : public cotangent::impl::JxGpuDeviceGlobalsPassBase<JxGpuDeviceGlobalsPass> {
 public:
@@ -49,7 +70,8 @@ public:
       WalkResult result = fn.walk([&](LLVM::AddressOfOp address) {
         auto global = dyn_cast_or_null<LLVM::GlobalOp>(
             SymbolTable::lookupSymbolIn(module, address.getGlobalNameAttr()));
-        if (!global || !global.getConstant() || !global.getValueOrNull())
+        if (!global || !global.getConstant() || !global.getValueOrNull() ||
+            onlyHostReads(address.getResult()))
           return WalkResult::advance();
         auto bytes = byteSize(global.getGlobalType());
         if (!bytes) {

@@ -30,3 +30,23 @@ llvm.func @host() -> !llvm.ptr {
   %0 = llvm.mlir.addressof @pair : !llvm.ptr
   llvm.return %0 : !llvm.ptr
 }
+
+// -----
+
+// ppermute's pairs are read by the host runtime (@cotangent_collective_start
+// takes their address as an integer): their address stays the host's.
+// CHECK-LABEL: llvm.func @permute
+// CHECK:         %[[PAIRS:.*]] = llvm.mlir.addressof @__jx_ppermute_pairs
+// CHECK-NOT:     cotangent_cuda_device_global
+// CHECK:         %[[AT:.*]] = llvm.getelementptr %[[PAIRS]][0, 0]
+// CHECK:         %[[INT:.*]] = llvm.ptrtoint %[[AT]]
+// CHECK:         llvm.call @cotangent_collective_start(%{{.*}}, %[[INT]])
+llvm.mlir.global private constant @__jx_ppermute_pairs(dense<[0, 1, 1, 0]> : tensor<4xi64>) : !llvm.array<4 x i64>
+llvm.func @cotangent_collective_start(i64, i64) -> i64
+llvm.func @permute(%kind: i64) -> i64 {
+  %0 = llvm.mlir.addressof @__jx_ppermute_pairs : !llvm.ptr
+  %1 = llvm.getelementptr %0[0, 0] : (!llvm.ptr) -> !llvm.ptr, !llvm.array<4 x i64>
+  %2 = llvm.ptrtoint %1 : !llvm.ptr to i64
+  %3 = llvm.call @cotangent_collective_start(%kind, %2) : (i64, i64) -> i64
+  llvm.return %3 : i64
+}
