@@ -512,6 +512,23 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
   // left or time runs out.
   constexpr int kMaxShifts = 8;
   int rejectedBelowIncumbent = 0;
+  // Where elimination ends without a schedule that fits: the segment
+  // schedules (MemoryBudgetSegments.cpp), cheapest first, until one fits;
+  // it is the incumbent the MILP looks below.
+  bool segmentsTried = false;
+  auto trySegments = [&]() -> LogicalResult {
+    segmentsTried = true;
+    for (const llvm::BitVector &schedule : segmentSchedules()) {
+      if (since(start) > seconds)
+        break;
+      FailureOr<bool> fits = check(schedule);
+      if (failed(fits))
+        return failure();
+      if (*fits)
+        break;
+    }
+    return success();
+  };
   auto byElimination = [&](int64_t shift) -> std::optional<Answer> {
     auto eliminationStart = std::chrono::steady_clock::now();
     EliminationSolve solved = solveByElimination(
@@ -539,6 +556,12 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
         eliminated = byElimination(shift);
       if (!eliminated)
         shiftsLeft = 0;
+      if (!eliminated && !best && !segmentsTried && bound == Bound::Tight) {
+        if (failed(trySegments()))
+          return failure();
+        if (best)
+          continue; // the MILP looks below it
+      }
       Answer answer = eliminated ? *eliminated : solveMilp(bound, cutoff, false);
       if (answer.outcome == Milp::Outcome::Infeasible) {
         if (eliminated && shift > 0) { // only the shifted capacity is infeasible

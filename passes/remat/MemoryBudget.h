@@ -137,6 +137,13 @@ public:
   int64_t lowerBound(const llvm::BitVector &effective, const PredictedPeak &saveAll,
                      Bound bound = Bound::Proven) const;
 
+  /// Schedules that save the values across narrow cuts of the forward (one
+  /// buffer live across: a model's residual stream) and rebuild the segments
+  /// between them, with and without their dot products saved, cheapest
+  /// first (MemoryBudgetSegments.cpp): incumbents where the exact search
+  /// finds none.
+  std::vector<llvm::BitVector> segmentSchedules() const;
+
   /// The schedule with the fewest recomputed FLOPs whose peak is at most
   /// `budgetBytes` and that fraction of the peak without remat (either may
   /// be absent, not both), found

@@ -1,0 +1,109 @@
+//===- MemoryBudgetSegments.cpp - checkpoints at the forward's narrow cuts ===//
+//
+// Schedules of a known shape, for when the exact search finds none in time:
+// save the values that cross a narrow cut of the forward (one buffer live
+// across it: the residual stream between a model's layers) and rebuild each
+// segment between two saved cuts in the backward, from the cut before it.
+// --jx-remat rebuilds in order of first use, so one segment's activations
+// are live at a time: Chen et al.'s sqrt(n) checkpointing, and what JAX's
+// nothing_saveable (or, keeping the products inside, dots_saveable) per
+// layer does. Whole-step budgets over hundreds of candidates are where the
+// elimination's answers overshoot its working-set bound (it counts the
+// backward's buffers, not the rebuilt segment's) and the MILP runs out of
+// time; these give it an incumbent to search below.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/remat/MemoryBudget.h"
+
+#include "dialects/jx/JxDialect.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace mlir;
+using namespace mlir::cotangent;
+
+std::vector<llvm::BitVector> MemoryBudgetProblem::segmentSchedules() const {
+  const int n = candidates.size();
+  if (n < 2)
+    return {};
+  // Each buffer (a value, its views folded into their root) spans the
+  // boundaries from its producer to its last reader in the forward; a
+  // boundary i lies between candidates i and i + 1.
+  std::vector<int> rootOf(values.size());
+  for (size_t v = 0; v < values.size(); ++v)
+    rootOf[v] = v;
+  for (auto [view, root] : viewRoots)
+    rootOf[view] = root;
+  std::vector<int> first(values.size(), n), last(values.size(), -1);
+  for (const Edge &e : edges) {
+    if (e.producer < 0)
+      continue; // made outside the regions: saved whatever the schedule
+    int r = rootOf[e.value];
+    first[r] = std::min(first[r], e.producer);
+    last[r] = std::max(last[r], e.consumer);
+  }
+  std::vector<int> crossing(n, 0); // buffers live across each boundary
+  for (size_t r = 0; r < values.size(); ++r)
+    if (first[r] < last[r]) {
+      ++crossing[first[r]];
+      --crossing[last[r]];
+    }
+  for (int i = 1; i < n; ++i)
+    crossing[i] += crossing[i - 1];
+
+  // The narrow cuts: one buffer across. Of a run of them (a chain of ops
+  // with one operand each) the cut of the fewest bytes, the last on a tie.
+  auto crossingRoot = [&](int i) {
+    for (size_t r = 0; r < values.size(); ++r)
+      if (first[r] <= i && i < last[r])
+        return static_cast<int>(r);
+    return -1;
+  };
+  std::vector<int> cuts; // boundaries
+  for (int i = 0; i + 1 < n; ++i) {
+    if (crossing[i] != 1)
+      continue;
+    if (!cuts.empty() && cuts.back() == i - 1 && crossing[i - 1] == 1) {
+      if (fullBytes[crossingRoot(i)] <= fullBytes[crossingRoot(cuts.back())])
+        cuts.back() = i;
+      continue;
+    }
+    cuts.push_back(i);
+  }
+  if (cuts.empty())
+    return {};
+
+  // What saving the cut at boundary i keeps: the producers of the values
+  // of its buffer made before the cut (the root and its views).
+  auto keepCut = [&](int i, llvm::BitVector &kept) {
+    int r = crossingRoot(i);
+    for (const Edge &e : edges)
+      if (e.producer >= 0 && e.producer <= i && i < e.consumer && rootOf[e.value] == r)
+        kept.set(e.producer);
+  };
+  auto saveDots = jx::PolicyAttr::get(fwd.getContext(), jx::PolicyKind::dots_saveable);
+  std::map<std::pair<int64_t, int>, llvm::BitVector> byFlops; // (FLOPs, order) -> schedule
+  std::vector<size_t> strides;
+  for (size_t stride = 1; stride <= cuts.size(); stride = stride < 4 ? stride + 1 : stride * 2)
+    strides.push_back(stride);
+  for (bool keepDots : {true, false})
+    for (size_t stride : strides) {
+      llvm::BitVector kept(n);
+      for (size_t c = stride - 1; c < cuts.size(); c += stride)
+        keepCut(cuts[c], kept);
+      if (keepDots)
+        for (int o = 0; o < n; ++o)
+          if (saveDots.decide(candidates[o]) == jx::PolicyAttr::Decision::Save)
+            kept.set(o);
+      llvm::BitVector rebuilt = effective(kept.flip());
+      bool seen = llvm::any_of(byFlops, [&](auto &entry) { return entry.second == rebuilt; });
+      if (!seen)
+        byFlops.emplace(std::pair{flops(rebuilt), static_cast<int>(byFlops.size())}, rebuilt);
+    }
+  std::vector<llvm::BitVector> schedules;
+  for (auto &[key, schedule] : byFlops)
+    schedules.push_back(schedule);
+  return schedules;
+}
