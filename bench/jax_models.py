@@ -108,10 +108,14 @@ def transformer_shapes(blocks, width):
 GPT2_LEAVES_PER_BLOCK = 12
 
 
-def gpt2_loss(policy, head_dim=64):
+def gpt2_loss(policy, head_dim=64, attention="xla", compute_dtype=None):
     """GPT-2's mean next-token loss over (*params, ids, targets), each block
     under a jax.checkpoint of the policy (none: no checkpoint); the heads
-    are the width over head_dim (64 in every GPT-2 preset)."""
+    are the width over head_dim (64 in every GPT-2 preset). attention
+    "cudnn": jax.nn.dot_product_attention's fused kernel (a GPU's) instead
+    of the scores materialized; compute_dtype (e.g. jnp.bfloat16): the
+    parameters cast to it for the step (mixed precision: f32 master weights,
+    the loss's logsumexp in f32)."""
     def layer_norm(x, bias, weight):  # eps 1e-5, GPT-2's
         centred = x - jnp.mean(x, axis=-1, keepdims=True)
         variance = jnp.mean(centred * centred, axis=-1, keepdims=True)
@@ -122,6 +126,12 @@ def gpt2_loss(policy, head_dim=64):
         b, t, c = x.shape
         heads = c // head_dim
         qkv = layer_norm(x, ln1_b, ln1_w) @ attn_w + attn_b
+        if attention == "cudnn":
+            q, k, v = (qkv[..., j * c:(j + 1) * c].reshape(b, t, heads, head_dim) for j in range(3))
+            y = jax.nn.dot_product_attention(q, k, v, is_causal=True, implementation="cudnn")
+            x = x + y.reshape(b, t, c) @ proj_w + proj_b
+            hidden = jax.nn.gelu(layer_norm(x, ln2_b, ln2_w) @ fc_w + fc_b, approximate=True)
+            return x + hidden @ mproj_w + mproj_b
         q, k, v = (jnp.transpose(qkv[..., j * c:(j + 1) * c].reshape(b, t, heads, head_dim),
                                  (0, 2, 1, 3)) for j in range(3))
         scores = jnp.matmul(q, jnp.transpose(k, (0, 1, 3, 2))) / math.sqrt(head_dim)
@@ -134,8 +144,10 @@ def gpt2_loss(policy, head_dim=64):
         return x + hidden @ mproj_w + mproj_b
 
     def loss(*args):
-        wte, wpe = args[0], args[1]
         ids, targets = args[-2], args[-1]
+        if compute_dtype is not None:
+            args = [a.astype(compute_dtype) for a in args[:-2]] + [ids, targets]
+        wte, wpe = args[0], args[1]
         blocks = (len(args) - 6) // GPT2_LEAVES_PER_BLOCK
         step = block if policy_of(policy) is None else jax.checkpoint(block, policy=policy_of(policy))
         x = jnp.take(wte, ids, axis=0, mode="clip") + wpe[:ids.shape[1]]
@@ -143,6 +155,8 @@ def gpt2_loss(policy, head_dim=64):
             x = step(x, *args[2 + GPT2_LEAVES_PER_BLOCK * i:2 + GPT2_LEAVES_PER_BLOCK * (i + 1)])
         x = layer_norm(x, args[-4], args[-3])
         logits = jnp.einsum("btc,vc->btv", x, wte)
+        if compute_dtype is not None:
+            logits = logits.astype(jnp.float32)
         label = jnp.take_along_axis(logits, targets[..., None], axis=-1, mode="clip")[..., 0]
         return jnp.mean(jax.nn.logsumexp(logits, axis=-1) - label)
     return loss
