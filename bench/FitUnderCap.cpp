@@ -263,6 +263,47 @@ bool bench::benchFitUnderCaps(mlir::MLIRContext &ctx, const FitOptions &options)
         {"cap_gib", capGiB}, {"cotangent", json(o)}, {"jax", json(j)}, {"pytorch", json(t)}});
   }
 
+  // Between the powers of two: Cotangent's largest batch on a grid of
+  // eighths above each choice's largest power of two under the cap (planned,
+  // not run; the table above compares powers of two on every side).
+  std::printf("Cotangent's largest batch on a grid of eighths between powers of two (planned, "
+              "not run; GiB):\n");
+  llvm::json::Array fineRows;
+  for (double capGiB : options.capsGiB) {
+    const int64_t cap = static_cast<int64_t>(capGiB * (int64_t(1) << 30));
+    std::printf("%7.3g |", capGiB);
+    llvm::json::Object row{{"cap_gib", capGiB}};
+    std::vector<std::string> choices(std::begin(kPolicies), std::end(kPolicies));
+    choices.push_back(budgetChoice(capGiB));
+    for (const std::string &choice : choices) {
+      const bool isBudget = choice.starts_with(kBudget);
+      int64_t base = largestBatch(ours.memory[choice], cap), batch = base;
+      int64_t bytes = base ? ours.memory[choice][base] : 0;
+      for (int64_t k = 1; base >= 8 && k < 8; ++k) {
+        const int64_t next = base + base * k / 8;
+        // The parameters, and the ids and targets (i32) of `next` sequences.
+        const auto [someBatch, someArguments] = *argumentsAt.begin();
+        const int64_t arguments = someArguments + (next - someBatch) * 2 * seq * 4;
+        if (arguments >= cap)
+          break;
+        Gpt2Variant variant{.blockPolicy = policyOf(choice)};
+        if (isBudget)
+          variant = {.wholePolicy = policies::memory_budget(cap - arguments)};
+        auto step = planGpt2Step(ctx, *config, next, seq, variant, why);
+        if (!step || step->argumentBytes + step->predictedPeakBytes > cap)
+          break;
+        batch = next;
+        bytes = step->argumentBytes + step->predictedPeakBytes;
+      }
+      std::printf(" %s %lld (%.2f) |", isBudget ? kBudget : choice.c_str(),
+                  static_cast<long long>(batch), gib(bytes));
+      row[isBudget ? kBudget : choice] = llvm::json::Object{{"batch", batch}, {"bytes", bytes}};
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+    fineRows.push_back(std::move(row));
+  }
+
   std::printf("memory per batch (GiB; arguments + peak):\n");
   llvm::json::Object memoryJson;
   for (Side *side : {&ours, &jax, &torch}) {
@@ -291,6 +332,7 @@ bool bench::benchFitUnderCaps(mlir::MLIRContext &ctx, const FitOptions &options)
                                      {"preset", options.preset},
                                      {"seq", seq},
                                      {"caps", std::move(capRows)},
+                                     {"eighths", std::move(fineRows)},
                                      {"memory", std::move(memoryJson)}}))
        << "\n";
     std::printf("data: %s\n", options.dataPath.c_str());
