@@ -10,7 +10,9 @@
 // (parameters and tokens) plus the peak of what it allocates: Cotangent's
 // memory plan (predicted = measured, checked at the batch that is run),
 // XLA's memory_analysis() argument + output + temp bytes, PyTorch's
-// allocator measured over one step.
+// allocator measured over one step. Then Cotangent's largest batch on a
+// grid of eighths between powers of two, per choice (planned, not run):
+// where the budget fits more than every named policy.
 //
 //===----------------------------------------------------------------------===//
 
