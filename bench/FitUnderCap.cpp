@@ -277,13 +277,16 @@ bool bench::benchFitUnderCaps(mlir::MLIRContext &ctx, const FitOptions &options)
     choices.push_back(budgetChoice(capGiB));
     for (const std::string &choice : choices) {
       const bool isBudget = choice.starts_with(kBudget);
-      int64_t base = largestBatch(ours.memory[choice], cap), batch = base;
-      int64_t bytes = base ? ours.memory[choice][base] : 0;
+      auto planned = ours.memory.find(choice);
+      int64_t base = planned == ours.memory.end() ? 0 : largestBatch(planned->second, cap);
+      int64_t batch = base, bytes = base ? planned->second[base] : 0;
       for (int64_t k = 1; base >= 8 && k < 8; ++k) {
         const int64_t next = base + base * k / 8;
-        // The parameters, and the ids and targets (i32) of `next` sequences.
-        const auto [someBatch, someArguments] = *argumentsAt.begin();
-        const int64_t arguments = someArguments + (next - someBatch) * 2 * seq * 4;
+        // Arguments grow by a sequence's ids and targets a row: linear in
+        // the batch through the first two planned (1 and 2, as base >= 8).
+        const auto [b0, a0] = *argumentsAt.begin();
+        const auto [b1, a1] = *std::next(argumentsAt.begin());
+        const int64_t arguments = a0 + (next - b0) * (a1 - a0) / (b1 - b0);
         if (arguments >= cap)
           break;
         Gpt2Variant variant{.blockPolicy = policyOf(choice)};

@@ -129,16 +129,15 @@ def gpt2_loss(policy, head_dim=64, attention="xla", compute_dtype=None):
         if attention == "cudnn":
             q, k, v = (qkv[..., j * c:(j + 1) * c].reshape(b, t, heads, head_dim) for j in range(3))
             y = jax.nn.dot_product_attention(q, k, v, is_causal=True, implementation="cudnn")
-            x = x + y.reshape(b, t, c) @ proj_w + proj_b
-            hidden = jax.nn.gelu(layer_norm(x, ln2_b, ln2_w) @ fc_w + fc_b, approximate=True)
-            return x + hidden @ mproj_w + mproj_b
-        q, k, v = (jnp.transpose(qkv[..., j * c:(j + 1) * c].reshape(b, t, heads, head_dim),
-                                 (0, 2, 1, 3)) for j in range(3))
-        scores = jnp.matmul(q, jnp.transpose(k, (0, 1, 3, 2))) / math.sqrt(head_dim)
-        positions = jnp.arange(t)
-        causal = positions[:, None] >= positions[None, :]
-        probs = jax.nn.softmax(jnp.where(causal, scores, jnp.finfo(jnp.float32).min), axis=-1)
-        y = jnp.transpose(jnp.matmul(probs, v), (0, 2, 1, 3)).reshape(b, t, c)
+            y = y.reshape(b, t, c)
+        else:
+            q, k, v = (jnp.transpose(qkv[..., j * c:(j + 1) * c].reshape(b, t, heads, head_dim),
+                                     (0, 2, 1, 3)) for j in range(3))
+            scores = jnp.matmul(q, jnp.transpose(k, (0, 1, 3, 2))) / math.sqrt(head_dim)
+            positions = jnp.arange(t)
+            causal = positions[:, None] >= positions[None, :]
+            probs = jax.nn.softmax(jnp.where(causal, scores, jnp.finfo(jnp.float32).min), axis=-1)
+            y = jnp.transpose(jnp.matmul(probs, v), (0, 2, 1, 3)).reshape(b, t, c)
         x = x + y @ proj_w + proj_b
         hidden = jax.nn.gelu(layer_norm(x, ln2_b, ln2_w) @ fc_w + fc_b, approximate=True)
         return x + hidden @ mproj_w + mproj_b

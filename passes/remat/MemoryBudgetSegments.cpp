@@ -60,24 +60,23 @@ std::vector<llvm::BitVector> MemoryBudgetProblem::segmentSchedules() const {
   for (int i = 0; i + 1 < n; ++i)
     if (crossing[i] == 1)
       cuts.push_back(i);
-  auto crossingRoot = [&](int i) {
-    for (size_t r = 0; r < values.size(); ++r)
-      if (first[r] <= i && i < last[r])
-        return static_cast<int>(r);
-    return -1;
-  };
-  if (cuts.empty())
-    return {};
-
-  // What saving the cut at boundary i keeps: the producers of the values
-  // of its buffer made before the cut (the root and its views).
-  auto keepCut = [&](int i, llvm::BitVector &kept) {
-    int r = crossingRoot(i);
+  // What saving each cut keeps: the producers, before the cut, of the
+  // values of the one buffer across it (its root and its views).
+  std::vector<llvm::BitVector> cutKeeps(cuts.size(), llvm::BitVector(n));
+  for (auto [c, i] : llvm::enumerate(cuts)) {
+    int r = 0;
+    while (!(first[r] <= i && i < last[r]))
+      ++r;
     for (const Edge &e : edges)
       if (e.producer >= 0 && e.producer <= i && i < e.consumer && rootOf[e.value] == r)
-        kept.set(e.producer);
-  };
+        cutKeeps[c].set(e.producer);
+  }
+  // What dots_saveable keeps.
   auto saveDots = jx::PolicyAttr::get(fwd.getContext(), jx::PolicyKind::dots_saveable);
+  llvm::BitVector dots(n);
+  for (int o = 0; o < n; ++o)
+    if (saveDots.decide(candidates[o]) == jx::PolicyAttr::Decision::Save)
+      dots.set(o);
   std::map<std::pair<int64_t, int>, llvm::BitVector> byFlops; // (FLOPs, order) -> schedule
   std::vector<size_t> strides;
   for (size_t stride = 1; stride <= cuts.size(); stride = stride < 4 ? stride + 1 : stride * 2)
@@ -86,11 +85,9 @@ std::vector<llvm::BitVector> MemoryBudgetProblem::segmentSchedules() const {
     for (size_t stride : strides) {
       llvm::BitVector kept(n);
       for (size_t c = stride - 1; c < cuts.size(); c += stride)
-        keepCut(cuts[c], kept);
+        kept |= cutKeeps[c];
       if (keepDots)
-        for (int o = 0; o < n; ++o)
-          if (saveDots.decide(candidates[o]) == jx::PolicyAttr::Decision::Save)
-            kept.set(o);
+        kept |= dots;
       llvm::BitVector rebuilt = effective(kept.flip());
       bool seen = llvm::any_of(byFlops, [&](auto &entry) { return entry.second == rebuilt; });
       if (!seen)
