@@ -7,6 +7,7 @@
 #include "conversion/nvvm/GpuPasses.h"
 #include "dialects/jx/JxSplit.h"
 #include "passes/report/Residuals.h"
+#include "runtime/core/SplitRun.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/DenseSet.h"
@@ -48,66 +49,138 @@ FailureOr<OwningOpRef<ModuleOp>> lowerForPlan(ModuleOp module, MemoryPlanTarget 
   return lowered;
 }
 
-/// Runs @fwd then @bwd the way CompiledModule::runSplit does.
-/// A residual the device offloads (`offloaded[i]`, on the GPU runtime) waits
-/// in pinned host memory: its device block goes with the outputs, and the
-/// backward receives a block it does not count.
+/// The simulator as the split run's target: the plan runs @fwd and @bwd by
+/// the protocol the runtimes run (runtime/core/SplitRun.h), so what it
+/// predicts is what they measure. A descriptor's block is the simulator's
+/// block number plus one (null: no block) and its offset the view's, where
+/// known; nothing else of it is read. A residual the device offloads
+/// (`offloaded`, on the GPU runtime) waits in pinned host memory: the
+/// backward receives a block the count does not hold. The plan ends where
+/// the backward returns (the blocks freed after it are not in the timeline).
+class PlanTarget final : public ::cotangent::core::SplitTarget {
+public:
+  using MemRefDescriptor = ::cotangent::core::MemRefDescriptor;
+
+  PlanTarget(BufferSimulator &sim, func::FuncOp fwd, func::FuncOp bwd, unsigned numOutputs,
+             ArrayRef<bool> offloaded)
+      : sim(sim), fwd(fwd), bwd(bwd), numOutputs(numOutputs), offloaded(offloaded) {}
+
+  /// An uncounted block of type `t` (an argument, a cotangent).
+  MemRefDescriptor external(Type t) {
+    return describe({sim.external(cast<MemRefType>(t)), std::nullopt}, t);
+  }
+
+  bool invoke(Half half, std::vector<MemRefDescriptor> &args,
+              std::vector<MemRefDescriptor> &results, double &) override {
+    func::FuncOp fn = half == Half::Forward ? fwd : bwd;
+    SmallVector<AbstractValue> in, out;
+    for (const MemRefDescriptor &d : args)
+      in.push_back(value(d));
+    size_t start = sim.timeline.size();
+    if (half == Half::Backward)
+      backwardPeak = sim.live;
+    if (failed(sim.call(fn, in, out)))
+      return false;
+    results.clear();
+    for (auto [v, t] : llvm::zip(out, fn.getResultTypes()))
+      results.push_back(describe(v, t));
+    if (half == Half::Forward) {
+      nameForwardBlocks(out);
+      return true;
+    }
+    for (size_t i = start; i < sim.timeline.size(); ++i)
+      backwardPeak = std::max(backwardPeak, sim.timeline[i].live);
+    for (auto [i, g] : llvm::enumerate(out))
+      name(g.block, "gradient " + std::to_string(i));
+    finished = true;
+    return true;
+  }
+  int64_t liveBytes() const override { return sim.live; }
+  int64_t peakBytes() const override { return sim.peak; }
+  void resetPeak() override {} // nothing is live before the plan's run
+  int64_t blockBytes(void *p) const override {
+    int b = block(p);
+    return b >= 0 && sim.blocks[b].counted && sim.blocks[b].live ? sim.blocks[b].bytes : -1;
+  }
+  void release(void *p) override {
+    if (!finished)
+      sim.release(block(p));
+  }
+  bool offload(size_t result, const MemRefDescriptor &, MemRefDescriptor &copy) override {
+    copy = external(bwd.getArgumentTypes()[result - numOutputs]);
+    return true;
+  }
+
+  int64_t backwardPeak = 0;
+
+private:
+  static constexpr int64_t kUnknownOffset = INT64_MIN;
+  static void *pointer(int block) {
+    return block < 0 ? nullptr : reinterpret_cast<void *>(static_cast<intptr_t>(block) + 1);
+  }
+  static int block(void *p) { return p ? static_cast<int>(reinterpret_cast<intptr_t>(p) - 1) : -1; }
+  static MemRefDescriptor describe(const AbstractValue &v, Type t) {
+    int64_t rank = cast<MemRefType>(t).getRank();
+    SmallVector<int64_t> words(MemRefDescriptor::numWords(rank), 0);
+    words[0] = words[1] = reinterpret_cast<int64_t>(pointer(v.block));
+    words[2] = v.offset.value_or(kUnknownOffset);
+    return MemRefDescriptor(words.data(), rank);
+  }
+  static AbstractValue value(const MemRefDescriptor &d) {
+    AbstractValue v{block(d.allocated()), std::nullopt};
+    v.offset = d.offset() == kUnknownOffset ? std::nullopt : std::optional(d.offset());
+    return v;
+  }
+  void name(int b, std::string role) {
+    if (b >= 0 && sim.blocks[b].role.empty())
+      sim.blocks[b].role = std::move(role);
+  }
+  /// Residuals first (held or offloaded), then the outputs no residual holds.
+  void nameForwardBlocks(ArrayRef<AbstractValue> results) {
+    llvm::DenseSet<int> held;
+    for (auto [i, r] : llvm::enumerate(results.drop_front(numOutputs))) {
+      name(r.block, (offloaded[i] ? "offloaded " : "residual ") + std::to_string(i));
+      if (!offloaded[i])
+        held.insert(r.block);
+    }
+    for (auto [i, r] : llvm::enumerate(results.take_front(numOutputs)))
+      if (!held.contains(r.block))
+        name(r.block, "output " + std::to_string(i));
+  }
+
+  BufferSimulator &sim;
+  func::FuncOp fwd, bwd;
+  unsigned numOutputs;
+  ArrayRef<bool> offloaded; ///< per residual
+  bool finished = false;
+};
+
+/// Runs @fwd then @bwd by the runtimes' split protocol on the simulator.
 LogicalResult runSplit(BufferSimulator &sim, func::FuncOp fwd, func::FuncOp bwd,
                        unsigned numOutputs, ArrayRef<bool> offloaded, int64_t &residualBytes,
                        int64_t &argumentResidualBytes, int64_t &backwardPeak) {
-  SmallVector<AbstractValue> args, results;
-  llvm::DenseSet<int> argumentBlocks;
-  for (Type t : fwd.getArgumentTypes()) {
-    args.push_back({sim.external(cast<MemRefType>(t)), std::nullopt});
-    argumentBlocks.insert(args.back().block);
+  PlanTarget target(sim, fwd, bwd, numOutputs, offloaded);
+  ::cotangent::core::SplitLayout layout;
+  layout.numOutputs = numOutputs;
+  for (auto [i, t] : llvm::enumerate(fwd.getResultTypes())) {
+    auto type = cast<MemRefType>(t);
+    layout.resultBytes.push_back(type.getNumElements() *
+                                 std::max<int64_t>(type.getElementTypeBitWidth() / 8, 1));
+    layout.offloaded.push_back(i >= numOutputs && offloaded[i - numOutputs]);
   }
-  if (failed(sim.call(fwd, args, results)))
+  std::vector<PlanTarget::MemRefDescriptor> args, cotangents;
+  for (Type t : fwd.getArgumentTypes())
+    args.push_back(target.external(t));
+  for (Type t : bwd.getArgumentTypes().drop_front(fwd.getNumResults() - numOutputs))
+    cotangents.push_back(target.external(t));
+  ::cotangent::core::SplitRun run;
+  // The outputs are read after the forward, as the runtimes' runSplit does.
+  if (!::cotangent::core::runSplit(target, layout, args, cotangents,
+                                   [](const auto &) { return true; }, run))
     return failure();
-  llvm::DenseSet<int> held;
-  argumentResidualBytes = 0;
-  for (auto [i, r] : llvm::enumerate(ArrayRef(results).drop_front(numOutputs))) {
-    if (offloaded[i]) {
-      // The copy's source: freed with the outputs unless something held shares it.
-      if (r.block >= 0 && sim.blocks[r.block].role.empty())
-        sim.blocks[r.block].role = "offloaded " + std::to_string(i);
-      continue;
-    }
-    held.insert(r.block);
-    if (argumentBlocks.contains(r.block))
-      argumentResidualBytes += sim.blocks[r.block].bytes;
-    if (r.block >= 0 && sim.blocks[r.block].role.empty())
-      sim.blocks[r.block].role = "residual " + std::to_string(i);
-  }
-  // The outputs are read, then freed unless a residual is the same block.
-  llvm::DenseSet<int> released;
-  for (auto [i, r] : llvm::enumerate(ArrayRef(results).take_front(numOutputs)))
-    if (!held.contains(r.block) && released.insert(r.block).second) {
-      if (r.block >= 0 && sim.blocks[r.block].role.empty())
-        sim.blocks[r.block].role = "output " + std::to_string(i);
-      sim.release(r.block);
-    }
-  SmallVector<AbstractValue> bwdArgs(results.begin() + numOutputs, results.end());
-  for (auto [i, r] : llvm::enumerate(bwdArgs)) {
-    if (!offloaded[i])
-      continue;
-    if (!held.contains(r.block) && released.insert(r.block).second)
-      sim.release(r.block);
-    r = {sim.external(cast<MemRefType>(bwd.getArgumentTypes()[i])), std::nullopt};
-  }
-  residualBytes = sim.live + argumentResidualBytes;
-  size_t backwardStart = sim.timeline.size();
-  backwardPeak = sim.live;
-
-  for (Type t : bwd.getArgumentTypes().drop_front(bwdArgs.size()))
-    bwdArgs.push_back({sim.external(cast<MemRefType>(t)), std::nullopt});
-  SmallVector<AbstractValue> gradients;
-  if (failed(sim.call(bwd, bwdArgs, gradients)))
-    return failure();
-  for (size_t i = backwardStart; i < sim.timeline.size(); ++i)
-    backwardPeak = std::max(backwardPeak, sim.timeline[i].live);
-  for (auto [i, g] : llvm::enumerate(gradients))
-    if (g.block >= 0 && sim.blocks[g.block].role.empty())
-      sim.blocks[g.block].role = "gradient " + std::to_string(i);
+  residualBytes = run.residualBytes;
+  argumentResidualBytes = run.argumentResidualBytes;
+  backwardPeak = target.backwardPeak;
   return success();
 }
 

@@ -23,6 +23,7 @@ set(COTANGENT_EXPORTED_LIBRARIES
   gpu_lowering  CotangentGpuLowering
   analysis      CotangentAnalysis
   comm          CotangentComm
+  runtime_core  CotangentRuntimeCore
   host_runtime  CotangentHostRuntime
   runtime       CotangentCpuRuntime
   cuda_driver   CotangentCudaDriver

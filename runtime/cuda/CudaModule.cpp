@@ -213,13 +213,13 @@ Tensor CudaModule::download(RankedTensorType type, const host::MemRefDescriptor 
   // The whole block comes over, then the view is read from the copy.
   int64_t bytes = cotangent_cuda_block_size(descriptor.allocated());
   if (bytes < 0 && cotangent_cuda_is_pinned(descriptor.allocated()))
-    return descriptor.read(type); // an offloaded copy, in host memory
+    return host::readTensor(descriptor, type); // an offloaded copy, in host memory
   if (bytes < 0) // a view of a resident array: the bytes up to its last element
-    bytes = descriptor.extentBytes(type);
+    bytes = descriptor.extentBytes(host::elementBytes(type));
   std::vector<char> block(std::max<int64_t>(bytes, 1));
   if (bytes > 0 && cotangent_cuda_copy_to_host(block.data(), descriptor.allocated(), bytes) != 0)
     return Tensor(type);
-  return descriptor.rebased(block.data()).read(type);
+  return host::readTensor(descriptor.rebased(block.data()), type);
 }
 
 void CudaModule::release(void *block) { cotangent_cuda_free(block); }
@@ -266,9 +266,8 @@ CudaModule::offload(RankedTensorType type, const host::MemRefDescriptor &residua
   if (!staging)
     return runtimeError(loc(), "pinned host allocation failed");
   bool copied;
-  if (residual.isContiguous(type)) {
-    int64_t width = bytes / std::max<int64_t>(type.getNumElements(), 1);
-    const char *first = static_cast<const char *>(residual.aligned()) + residual.offset() * width;
+  if (residual.isContiguous()) {
+    const char *first = residual.first(host::elementBytes(type));
     copied = bytes == 0 || cotangent_cuda_offload(staging, first, bytes) == 0;
   } else {
     Tensor elements = download(type, residual);

@@ -20,7 +20,7 @@
 
 #include "runtime/host/ByteCounter.h"
 #include "runtime/host/JitEngine.h"
-#include "runtime/host/MemRefDescriptor.h"
+#include "runtime/host/HostTensors.h"
 #include "runtime/host/RunResults.h"
 #include "runtime/host/SplitContract.h"
 
@@ -130,7 +130,7 @@ protected:
   /// A host tensor of the elements `descriptor` views (a result of compiled
   /// code); the CPU reads them in place.
   virtual Tensor download(mlir::RankedTensorType type, const MemRefDescriptor &descriptor) {
-    return descriptor.read(type);
+    return readTensor(descriptor, type);
   }
   /// A host tensor that takes over `descriptor`'s block (a result compiled
   /// code wrote, contiguous from the block's start, which nothing else
@@ -166,12 +166,14 @@ protected:
 
 private:
   class Blocks;
+  /// This module as the split run's target (runtime/core/SplitRun.h).
+  class SplitTargetOf;
   /// Calls entry `name` on `args`: `results` gets a descriptor per result
-  /// and `resultBlocks` their blocks (also when the device reports an
-  /// error); the call's time is added to `seconds`.
+  /// and `resultBlocks`, where given, their blocks (also when the device
+  /// reports an error); the call's time is added to `seconds`.
   llvm::LogicalResult invoke(llvm::StringRef name, llvm::MutableArrayRef<MemRefDescriptor> args,
                              llvm::SmallVectorImpl<MemRefDescriptor> &results, double &seconds,
-                             Blocks &resultBlocks);
+                             Blocks *resultBlocks);
   /// Uploads `tensors`, each copy's block added to `blocks`.
   llvm::LogicalResult uploadAll(llvm::ArrayRef<Tensor> tensors,
                                 llvm::SmallVectorImpl<MemRefDescriptor> &into,

@@ -9,18 +9,18 @@
 // freed once.
 //
 // runSplit(): arguments and cotangents are uploaded before the measurement
-// starts. After @f_fwd the primal outputs go to the host and their blocks
-// are freed unless a held residual shares them; a residual marked with a
-// memory kind the device offloads is copied there and its block freed as
-// well. What is then live, plus the residuals that are arguments held by
-// reference, is the residual bytes. Offloaded residuals come back into fresh
-// blocks before @f_bwd; the peak covers both calls.
+// starts; the split then runs by runtime/core's protocol (SplitRun.h, the
+// one cotangent-step runs too) with this module as its target: the primal
+// outputs go to the host right after @f_fwd, residuals marked with a memory
+// kind the device offloads wait there, and the gradients come back as host
+// tensors (taking over their blocks where they can).
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/host/CompiledModule.h"
 
 #include "runtime/host/AllocationFailure.h"
+#include "runtime/core/SplitRun.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -89,8 +89,8 @@ void CompiledModule::downloadAll(llvm::ArrayRef<mlir::RankedTensorType> types,
       continue;
     }
     void *block = descriptor.allocated();
-    bool fromStart = owned && block && owned->contains(block) && descriptor.aligned() == block &&
-                     descriptor.offset() == 0 && descriptor.isContiguous(type);
+    bool fromStart =
+        owned && block && owned->contains(block) && descriptor.isContiguousFromBlockStart();
     if (fromStart)
       if (std::optional<Tensor> adopted = adopt(type, descriptor)) {
         owned->erase(block);
@@ -130,7 +130,7 @@ LogicalResult CompiledModule::invoke(llvm::StringRef name,
                                      llvm::MutableArrayRef<MemRefDescriptor> args,
                                      llvm::SmallVectorImpl<MemRefDescriptor> &results,
                                      double &seconds,
-                                     Blocks &resultBlocks) {
+                                     Blocks *resultBlocks) {
   const Signature &sig = signatures.find(name)->second;
   // The results come back as one struct of descriptors, written through the
   // first packed argument when there is any result. (Inline sizes: a
@@ -172,7 +172,8 @@ LogicalResult CompiledModule::invoke(llvm::StringRef name,
   results.clear();
   for (auto [type, offset] : llvm::zip(sig.results, offsets)) {
     results.emplace_back(resultWords.data() + offset, type.getRank());
-    resultBlocks.add(results.back().allocated());
+    if (resultBlocks)
+      resultBlocks->add(results.back().allocated());
   }
   return checkDevice("@" + name + " failed on " + deviceName);
 }
@@ -220,7 +221,7 @@ LogicalResult CompiledModule::call(llvm::StringRef name, llvm::ArrayRef<Tensor> 
   counter.resetPeak();
   int64_t before = counter.live();
   llvm::SmallVector<MemRefDescriptor, 32> results;
-  LogicalResult ran = invoke(name, inputs, results, out.seconds, blocks);
+  LogicalResult ran = invoke(name, inputs, results, out.seconds, &blocks);
   out.stats.liveBytes = counter.live() - before;
   out.stats.peakBytes = counter.peak() - before;
   if (failed(ran))
@@ -234,8 +235,7 @@ LogicalResult CompiledModule::call(llvm::StringRef name, llvm::ArrayRef<Tensor> 
     const MemRefDescriptor &r = results[k];
     void *block = inputs[i].allocated();
     return block && r.allocated() == block && counter.sizeOf(block) < 0 &&
-           r.aligned() == block && r.offset() == 0 && r.isContiguous(sig->results[k]) &&
-           bufferBytes(sig->results[k]) == args[i].getByteSize();
+           r.isContiguousFromBlockStart() && bufferBytes(sig->results[k]) == args[i].getByteSize();
   };
   for (auto [i, result] : llvm::enumerate(sig->donatedTo))
     if (result && isArgument(*result, i))
@@ -260,6 +260,50 @@ std::vector<Tensor> CompiledModule::freshArguments(llvm::StringRef name,
   return fresh;
 }
 
+/// The module's split as runtime/core runs it: its forward and backward
+/// entries, the allocation hooks' count, the device's offload.
+class CompiledModule::SplitTargetOf final : public core::SplitTarget {
+public:
+  SplitTargetOf(CompiledModule &module, llvm::StringRef fwd, llvm::StringRef bwd,
+                const Signature &fwdSignature)
+      : module(module), fwd(fwd), bwd(bwd), fwdSignature(fwdSignature) {}
+
+  bool invoke(Half half, std::vector<MemRefDescriptor> &args,
+              std::vector<MemRefDescriptor> &results, double &seconds) override {
+    llvm::SmallVector<MemRefDescriptor, 32> returned;
+    LogicalResult ran =
+        module.invoke(half == Half::Forward ? fwd : bwd, args, returned, seconds, nullptr);
+    results.assign(returned.begin(), returned.end());
+    return succeeded(ran);
+  }
+  int64_t liveBytes() const override { return module.counter.live(); }
+  int64_t peakBytes() const override { return module.counter.peak(); }
+  void resetPeak() override { module.counter.resetPeak(); }
+  int64_t blockBytes(void *block) const override { return module.counter.sizeOf(block); }
+  void release(void *block) override { module.release(block); }
+  bool offload(size_t result, const MemRefDescriptor &residual, MemRefDescriptor &copy) override {
+    auto offloaded = module.offload(fwdSignature.results[result], residual,
+                                    fwdSignature.resultKinds[result]);
+    if (failed(offloaded))
+      return false;
+    copy = std::move(*offloaded);
+    return true;
+  }
+  bool reload(size_t result, const MemRefDescriptor &copy, MemRefDescriptor &reloaded) override {
+    auto fresh = module.reload(fwdSignature.results[result], copy);
+    if (failed(fresh))
+      return false;
+    reloaded = std::move(*fresh);
+    return true;
+  }
+  void discard(const MemRefDescriptor &copy) override { module.discard(copy); }
+
+private:
+  CompiledModule &module;
+  llvm::StringRef fwd, bwd;
+  const Signature &fwdSignature;
+};
+
 llvm::FailureOr<SplitResult> CompiledModule::runSplit(llvm::StringRef base,
                                                       llvm::ArrayRef<Tensor> args,
                                                       llvm::ArrayRef<Tensor> cotangents) {
@@ -283,87 +327,35 @@ llvm::FailureOr<SplitResult> CompiledModule::runSplit(llvm::StringRef base,
       failed(checkNotDonated(loc(), bwdName, cotangents)))
     return failure();
 
-  // Freed when the split ends: the uploads, the residuals held in the
-  // device's memory, the gradients; offloaded copies are discarded then.
+  // The uploads and the gradients' blocks are freed when the split ends.
   Blocks blocks(*this);
-  llvm::SmallVector<MemRefDescriptor> offloaded;
-  llvm::scope_exit discardOffloaded([&] {
-    for (const MemRefDescriptor &copy : offloaded)
-      discard(copy);
-  });
   llvm::SmallVector<MemRefDescriptor> fwdInputs, cotangentInputs;
   if (failed(uploadAll(args, fwdInputs, blocks)) ||
       failed(uploadAll(cotangents, cotangentInputs, blocks)))
     return failure();
 
+  core::SplitLayout layout;
+  layout.numOutputs = numOutputs;
+  for (auto [i, type, kind] : llvm::enumerate(fwd->results, fwd->resultKinds)) {
+    layout.resultBytes.push_back(bufferBytes(type));
+    layout.offloaded.push_back(i >= numOutputs && kind != MemoryKind::Device && offloads(kind));
+  }
   SplitResult out;
-  out.numResiduals = static_cast<int64_t>(numResiduals);
-  counter.resetPeak();
-  int64_t before = counter.live();
-  // What @f_fwd returned and nothing held shares: freed after the forward.
-  Blocks dropped(*this);
-  llvm::SmallVector<MemRefDescriptor> fwdResults;
-  if (failed(invoke(fwdName, fwdInputs, fwdResults, out.seconds, dropped)))
+  auto readOutputs = [&](const std::vector<MemRefDescriptor> &outputs) {
+    out.outputs = downloadAll(llvm::ArrayRef(fwd->results).take_front(numOutputs), outputs);
+    return succeeded(checkDevice("reading the outputs of @" + fwdName));
+  };
+  SplitTargetOf target(*this, fwdName, bwdName, *fwd);
+  core::SplitRun run;
+  if (!core::runSplit(target, layout, {fwdInputs.begin(), fwdInputs.end()},
+                      {cotangentInputs.begin(), cotangentInputs.end()}, readOutputs, run))
     return failure();
-  dropped.eraseAll(blocks); // an output may be an upload
-
-  // Outputs to the host; residuals stay, or wait where their kind says.
-  out.outputs = downloadAll(llvm::ArrayRef(fwd->results).take_front(numOutputs),
-                            llvm::ArrayRef(fwdResults).take_front(numOutputs));
-  if (failed(checkDevice("reading the outputs of @" + fwdName)))
-    return failure();
-  llvm::SmallVector<MemRefDescriptor> residuals(fwdResults.begin() + numOutputs, fwdResults.end());
-  std::vector<bool> isOffloaded(numResiduals, false);
-  for (auto [i, residual] : llvm::enumerate(residuals)) {
-    MemoryKind kind = fwd->resultKinds[numOutputs + i];
-    if (kind == MemoryKind::Device || !offloads(kind)) {
-      dropped.erase(residual.allocated());
-      blocks.add(residual.allocated());
-      continue;
-    }
-    // The copy is made now; the residual's own block goes with `dropped`
-    // (unless the forward returned the copy itself).
-    RankedTensorType type = fwd->results[numOutputs + i];
-    auto copy = offload(type, residual, kind);
-    if (failed(copy))
-      return failure();
-    if (copy->allocated() == residual.allocated())
-      dropped.erase(residual.allocated());
-    offloaded.push_back(*copy);
-    out.offloadedBytes += bufferBytes(type);
-    residual = std::move(*copy);
-    isOffloaded[i] = true;
-  }
-  dropped.releaseAll();
-  // A residual that is an argument is the argument's own buffer (see
-  // jx-alias-argument-results): held, but not allocated by the forward.
-  for (auto [i, residual] : llvm::enumerate(residuals))
-    if (!isOffloaded[i] && llvm::any_of(fwdInputs, [&](const MemRefDescriptor &in) {
-          return in.allocated() == residual.allocated();
-        }))
-      out.argumentResidualBytes += bufferBytes(fwd->results[numOutputs + i]);
-  out.residualBytes = counter.live() - before + out.argumentResidualBytes;
-
-  // Offloaded residuals come back into fresh blocks.
-  for (auto [i, residual] : llvm::enumerate(residuals)) {
-    if (!isOffloaded[i])
-      continue;
-    auto reloaded = reload(fwd->results[numOutputs + i], residual);
-    if (failed(reloaded))
-      return failure();
-    blocks.add(reloaded->allocated());
-    residual = std::move(*reloaded);
-  }
-  llvm::SmallVector<MemRefDescriptor> bwdInputs = std::move(residuals);
-  bwdInputs.insert(bwdInputs.end(), cotangentInputs.begin(), cotangentInputs.end());
-  llvm::SmallVector<MemRefDescriptor> bwdResults;
-  LogicalResult ranBwd = invoke(bwdName, bwdInputs, bwdResults, out.seconds, blocks);
-  out.peakBytes = counter.peak() - before;
-  if (failed(ranBwd))
-    return failure();
-  out.gradients = downloadAll(bwd->results, bwdResults, &blocks);
+  for (void *block : run.resultBlocks)
+    blocks.add(block);
+  out.gradients = downloadAll(bwd->results, run.gradients, &blocks);
   if (failed(checkDevice("reading the results of @" + bwdName)))
     return failure();
+  static_cast<core::SplitFigures &>(out) = run;
   return out;
 }
 

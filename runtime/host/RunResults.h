@@ -11,6 +11,7 @@
 #ifndef COTANGENT_RUNTIME_HOST_RUNRESULTS_H
 #define COTANGENT_RUNTIME_HOST_RUNRESULTS_H
 
+#include "runtime/core/SplitRun.h"
 #include "runtime/interpreter/Tensor.h"
 
 #include <algorithm>
@@ -38,23 +39,11 @@ struct CallResult {
   double seconds = 0; ///< wall time of the compiled call alone
 };
 
-/// @f_fwd, its residuals held, then @f_bwd.
-struct SplitResult {
+/// @f_fwd, its residuals held, then @f_bwd: the split run's figures
+/// (runtime/core/SplitRun.h) and its results as host tensors.
+struct SplitResult : core::SplitFigures {
   std::vector<Tensor> outputs;   ///< @f_fwd's primal outputs
   std::vector<Tensor> gradients; ///< @f_bwd's results (argument cotangents)
-  int64_t numResiduals = 0;
-  /// Bytes of the residual buffers held in the device's memory between
-  /// @f_fwd and @f_bwd: what the allocation hooks measured, plus the
-  /// residuals that are arguments, held by reference in the caller's buffers.
-  int64_t residualBytes = 0;
-  /// Of residualBytes: the arguments held by reference (not copied).
-  int64_t argumentResidualBytes = 0;
-  /// Bytes of the residuals that waited in other memory (pinned host)
-  /// instead; 0 where the runtime does not offload.
-  int64_t offloadedBytes = 0;
-  /// The peak of live bytes over both calls (the residuals included).
-  int64_t peakBytes = 0;
-  double seconds = 0; ///< both calls
 };
 
 /// Times of the same run repeated after warm-up runs (whose times are

@@ -20,6 +20,7 @@
 #include "analysis/PeakOracle.h"
 #include "dialects/jx/JxSplit.h"
 #include "passes/Passes.h"
+#include "runtime/core/SplitReport.h"
 #include "runtime/cpu/BlasCore.h"
 #include "runtime/cpu/CpuRuntime.h"
 #include "runtime/cpu/OneDnnMatmul.h"
@@ -462,13 +463,7 @@ static LogicalResult run(MLIRContext &ctx, llvm::SourceMgr &sourceMgr) {
   for (auto [i, t] : llvm::enumerate(result->gradients))
     printSummary(os, ("gradient " + llvm::Twine(i)).str(), t);
   ::cotangent::host::printTiming(os, repeated->second, warmup);
-  os << "residual bytes: " << result->residualBytes;
-  if (result->argumentResidualBytes)
-    os << " (" << result->argumentResidualBytes << " of them arguments, held without a copy)";
-  os << "\n";
-  if (result->offloadedBytes)
-    os << "offloaded bytes: " << result->offloadedBytes << " (held outside the device's memory)\n";
-  os << "peak bytes: " << result->peakBytes << "\n";
+  os << ::cotangent::core::splitBytesReport(*result);
   if (plan) {
     os << "predicted peak bytes: " << plan->peakBytes;
     if (plan->paths > 1)

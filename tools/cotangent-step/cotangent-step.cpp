@@ -8,7 +8,8 @@
 // Loads a step (a shared library made from `cotangent-run --target=cuda
 // --emit-object`: host code, embedded kernels, packed entries and the
 // manifest), and runs its forward and backward on the GPU through the CUDA
-// runtime alone: no MLIR, no LLVM, no JIT. One step: the forward, each
+// runtime alone: no MLIR, no LLVM, no JIT. One step is runtime/core's split
+// run (the protocol cotangent-run and jit run too): the forward, each
 // residual marked pinned_host offloaded (the backward copies it back where
 // it needs it), the backward on cotangents of ones. The first step runs
 // eagerly and is measured (residual, offloaded and peak device bytes); the
@@ -19,6 +20,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/core/SplitReport.h"
+#include "runtime/core/SplitRun.h"
 #include "runtime/cuda/CudaRuntime.h"
 #include "runtime/cuda/KernelProfile.h"
 #include "tools/cotangent-step/ArrayDifference.h"
@@ -40,6 +43,7 @@
 #include <set>
 
 using namespace cotangent::step;
+using cotangent::core::MemRefDescriptor;
 
 namespace {
 
@@ -160,39 +164,6 @@ Options parseOptions(int argc, char **argv) {
   return o;
 }
 
-/// A strided memref descriptor as compiled code passes it: allocated,
-/// aligned, offset, sizes, strides.
-struct Descriptor {
-  std::vector<int64_t> words;
-  size_t rank = 0;
-  void *allocated() const { return reinterpret_cast<void *>(words[0]); }
-  char *first(int64_t width) const {
-    return reinterpret_cast<char *>(words[1]) + words[2] * width;
-  }
-  int64_t size(size_t d) const { return words[3 + d]; }
-  int64_t stride(size_t d) const { return words[3 + rank + d]; }
-  bool rowMajor() const {
-    for (int64_t d = static_cast<int64_t>(rank) - 1, expected = 1; d >= 0; --d) {
-      if (size(d) != 1 && stride(d) != expected)
-        return false;
-      expected *= size(d);
-    }
-    return true;
-  }
-  static Descriptor contiguous(void *data, const std::vector<int64_t> &shape) {
-    Descriptor desc;
-    desc.rank = shape.size();
-    desc.words.assign(3 + 2 * desc.rank, 0);
-    desc.words[0] = desc.words[1] = reinterpret_cast<int64_t>(data);
-    for (int64_t d = static_cast<int64_t>(desc.rank) - 1, stride = 1; d >= 0; --d) {
-      desc.words[3 + d] = shape[d];
-      desc.words[3 + desc.rank + d] = stride;
-      stride *= shape[d];
-    }
-    return desc;
-  }
-};
-
 std::string runtimeError() {
   std::string e = cotangent_cuda_last_error();
   cotangent_cuda_clear_error();
@@ -200,24 +171,17 @@ std::string runtimeError() {
 }
 
 /// The elements `desc` views, copied to the host.
-Array download(const TensorType &type, const Descriptor &desc) {
+Array download(const TensorType &type, const MemRefDescriptor &desc) {
   Array array{type, std::vector<char>(type.bytes())};
   int64_t width = byteWidth(type.dtype), block = cotangent_cuda_block_size(desc.allocated());
-  if (block < 0) // pinned host memory (an offloaded residual): readable as it is
-    block = 0;
+  if (block < 0) { // pinned host memory (an offloaded residual): readable as it is
+    desc.copyElements(array.data.data(), width);
+    return array;
+  }
   std::vector<char> host(std::max<int64_t>(block, 1));
   if (block > 0 && cotangent_cuda_copy_to_host(host.data(), desc.allocated(), block) != 0)
     fail("copying a result to the host failed: " + runtimeError());
-  char *base = block > 0 ? host.data() + (desc.first(width) - static_cast<char *>(desc.allocated()))
-                         : desc.first(width);
-  for (int64_t flat = 0, n = type.elements(); flat < n; ++flat) {
-    int64_t rest = flat, element = 0;
-    for (int64_t d = static_cast<int64_t>(desc.rank) - 1; d >= 0; --d) {
-      element += (rest % desc.size(d)) * desc.stride(d);
-      rest /= desc.size(d);
-    }
-    std::memcpy(array.data.data() + flat * width, base + element * width, width);
-  }
+  desc.rebased(host.data()).copyElements(array.data.data(), width);
   return array;
 }
 
@@ -245,170 +209,138 @@ Array ones(const TensorType &type) {
 
 using Entry = void (*)(void **);
 
-/// A split loaded from the library, its arguments on the device.
-class Step {
+/// A split loaded from the library, its arguments on the device: the split
+/// run's target (runtime/core/SplitRun.h) on the CUDA runtime, run by the
+/// protocol every runtime runs.
+class Step final : public cotangent::core::SplitTarget {
 public:
   Step(const Function &fwd, const Function &bwd, int64_t numOutputs, Entry fwdEntry,
        Entry bwdEntry)
       : fwd(fwd), bwd(bwd), numOutputs(numOutputs), fwdEntry(fwdEntry), bwdEntry(bwdEntry),
-        pinned(fwd.results.size(), nullptr) {}
-
-  ~Step() {
-    for (void *p : pinned)
-      cotangent_cuda_host_free(p);
-    for (const Descriptor &d : inputs)
-      cotangent_cuda_free(d.allocated());
+        pinned(fwd.results.size(), nullptr) {
+    layout.numOutputs = numOutputs;
+    for (size_t i = 0; i < fwd.results.size(); ++i) {
+      layout.resultBytes.push_back(fwd.results[i].bytes());
+      layout.offloaded.push_back(i >= static_cast<size_t>(numOutputs) && fwd.pinnedHost[i]);
+    }
   }
 
-  void upload(const std::vector<Array> &args, const std::vector<Array> &cotangents) {
-    for (const Array &a : args)
-      inputs.push_back(toDevice(a));
-    for (const Array &a : cotangents)
-      inputs.push_back(toDevice(a));
+  ~Step() override {
+    for (void *p : pinned)
+      cotangent_cuda_host_free(p);
+    for (const auto *given : {&args, &cotangents})
+      for (const MemRefDescriptor &d : *given)
+        cotangent_cuda_free(d.allocated());
+  }
+
+  void upload(const std::vector<Array> &arguments, const std::vector<Array> &seeds) {
+    for (const Array &a : arguments)
+      args.push_back(toDevice(a));
+    for (const Array &a : seeds)
+      cotangents.push_back(toDevice(a));
   }
 
   /// What one step leaves: the outputs and gradients (their blocks freed by
   /// release()), and the bytes measured (eager steps only).
-  struct Result {
-    std::vector<Descriptor> outputs, gradients;
-    int64_t residualBytes = 0, offloadedBytes = 0;
-  };
+  using Result = cotangent::core::SplitRun;
 
   /// Enqueues one step; nothing waits for the device (it may be recorded).
+  /// The outputs are kept to the step's end, where they are read.
   Result enqueue() {
     Result r;
-    int64_t before = cotangent_cuda_live_bytes();
-    std::vector<Descriptor> args(inputs.begin(), inputs.begin() + fwd.args.size());
-    std::vector<Descriptor> results = call(fwdEntry, fwd, args);
-    std::set<void *> argBlocks;
-    for (const Descriptor &d : inputs)
-      argBlocks.insert(d.allocated());
-    r.outputs.assign(results.begin(), results.begin() + numOutputs);
-    std::vector<Descriptor> residuals(results.begin() + numOutputs, results.end());
-    // Offloaded residuals: copied to pinned memory, their blocks freed
-    // unless something kept shares them.
-    std::set<void *> kept, offloadedBlocks;
-    for (size_t i = 0; i < residuals.size(); ++i)
-      if (!fwd.pinnedHost[numOutputs + i])
-        kept.insert(residuals[i].allocated());
-    for (const Descriptor &d : r.outputs)
-      kept.insert(d.allocated());
-    std::vector<void *> ownPinned; // the forward's own copies, freed after the backward
-    for (size_t i = 0; i < residuals.size(); ++i) {
-      if (!fwd.pinnedHost[numOutputs + i])
-        continue;
-      const TensorType &type = fwd.results[numOutputs + i];
-      if (cotangent_cuda_is_pinned(residuals[i].allocated())) {
-        // Copied out by the forward itself as it computed it.
-        r.offloadedBytes += type.bytes();
-        ownPinned.push_back(residuals[i].allocated());
-        continue;
-      }
-      if (!residuals[i].rowMajor())
-        fail("an offloaded residual of " + fwd.name + " is not contiguous");
-      if (!pinned[i] && !(pinned[i] = cotangent_cuda_host_alloc(type.bytes())))
-        fail("pinned host allocation failed: " + runtimeError());
-      if (type.bytes() > 0 &&
-          cotangent_cuda_offload(pinned[i], residuals[i].first(byteWidth(type.dtype)),
-                                 type.bytes()) != 0)
-        fail("offloading a residual failed: " + runtimeError());
-      r.offloadedBytes += type.bytes();
-      offloadedBlocks.insert(residuals[i].allocated());
-      residuals[i] = Descriptor::contiguous(pinned[i], type.shape);
-    }
-    for (void *block : offloadedBlocks)
-      if (!kept.count(block) && !argBlocks.count(block))
-        cotangent_cuda_free(block);
-    // The residuals held: what is live now less the outputs' own blocks.
-    r.residualBytes = cotangent_cuda_live_bytes() - before;
-    std::set<void *> residualBlocks;
-    for (size_t i = 0; i < residuals.size(); ++i)
-      if (!fwd.pinnedHost[numOutputs + i])
-        residualBlocks.insert(residuals[i].allocated());
-    std::set<void *> outputOnly;
-    for (const Descriptor &d : r.outputs)
-      if (!residualBlocks.count(d.allocated()) && !argBlocks.count(d.allocated()))
-        outputOnly.insert(d.allocated());
-    for (void *block : outputOnly)
-      r.residualBytes -= cotangent_cuda_block_size(block);
-
-    std::vector<Descriptor> bwdArgs = residuals;
-    bwdArgs.insert(bwdArgs.end(), inputs.begin() + fwd.args.size(), inputs.end());
-    r.gradients = call(bwdEntry, bwd, bwdArgs);
-    // The residuals' device blocks go now; outputs and gradients stay.
-    std::set<void *> resultBlocks;
-    for (const Descriptor &d : r.outputs)
-      resultBlocks.insert(d.allocated());
-    for (const Descriptor &d : r.gradients)
-      resultBlocks.insert(d.allocated());
-    for (void *block : residualBlocks)
-      if (!resultBlocks.count(block) && !argBlocks.count(block))
-        cotangent_cuda_free(block);
-    for (void *block : std::set<void *>(ownPinned.begin(), ownPinned.end()))
-      cotangent_cuda_host_free(block);
+    if (!cotangent::core::runSplit(*this, layout, args, cotangents, nullptr, r))
+      fail("the step failed: " + runtimeError());
     return r;
   }
 
   /// Frees what a step left (its outputs' and gradients' blocks).
   void release(const Result &r) {
-    std::set<void *> blocks, args;
-    for (const Descriptor &d : inputs)
-      args.insert(d.allocated());
-    for (const Descriptor &d : r.outputs)
-      blocks.insert(d.allocated());
-    for (const Descriptor &d : r.gradients)
-      blocks.insert(d.allocated());
-    for (void *block : blocks)
-      if (!args.count(block) && cotangent_cuda_block_size(block) >= 0) // not pinned memory
+    for (void *block : r.resultBlocks)
+      if (cotangent_cuda_block_size(block) >= 0) // not pinned memory
         cotangent_cuda_free(block);
   }
 
   const Function &fwd, &bwd;
   const int64_t numOutputs;
 
+  // The split run's target.
+  bool invoke(Half half, std::vector<MemRefDescriptor> &callArgs,
+              std::vector<MemRefDescriptor> &results, double &) override {
+    results = half == Half::Forward ? call(fwdEntry, fwd, callArgs) : call(bwdEntry, bwd, callArgs);
+    return true;
+  }
+  int64_t liveBytes() const override { return cotangent_cuda_live_bytes(); }
+  int64_t peakBytes() const override { return cotangent_cuda_peak_bytes(); }
+  void resetPeak() override { cotangent_cuda_reset_peak(); }
+  int64_t blockBytes(void *block) const override { return cotangent_cuda_block_size(block); }
+  void release(void *block) override { cotangent_cuda_free(block); }
+  /// Into the pinned buffer this result reuses every step (a recorded
+  /// graph replays the same addresses); the forward's own pinned copy
+  /// (jx-gpu-offload-residuals) as it is. The backward reads the pinned
+  /// buffer itself (jx-gpu-reload-residuals).
+  bool offload(size_t result, const MemRefDescriptor &residual, MemRefDescriptor &copy) override {
+    if (cotangent_cuda_is_pinned(residual.allocated())) {
+      copy = residual;
+      return true;
+    }
+    const TensorType &type = fwd.results[result];
+    if (!residual.isContiguous())
+      fail("an offloaded residual of " + fwd.name + " is not contiguous");
+    if (!pinned[result] && !(pinned[result] = cotangent_cuda_host_alloc(type.bytes())))
+      fail("pinned host allocation failed: " + runtimeError());
+    if (type.bytes() > 0 &&
+        cotangent_cuda_offload(pinned[result], residual.first(byteWidth(type.dtype)),
+                               type.bytes()) != 0)
+      fail("offloading a residual failed: " + runtimeError());
+    copy = MemRefDescriptor::contiguous(pinned[result], type.shape);
+    return true;
+  }
+  /// The forward's own pinned copies go; this step's buffers stay.
+  void discard(const MemRefDescriptor &copy) override {
+    if (std::find(pinned.begin(), pinned.end(), copy.allocated()) == pinned.end())
+      cotangent_cuda_host_free(copy.allocated());
+  }
+
 private:
-  Descriptor toDevice(const Array &a) {
+  MemRefDescriptor toDevice(const Array &a) {
     void *p = cotangent_cuda_alloc(a.type.bytes());
     if (!p || (a.type.bytes() > 0 &&
                cotangent_cuda_copy_to_device(p, a.data.data(), a.type.bytes()) != 0))
       fail("copying an argument to the GPU failed: " + runtimeError());
-    return Descriptor::contiguous(p, a.type.shape);
+    return MemRefDescriptor::contiguous(p, a.type.shape);
   }
 
   /// Calls a packed entry: the results come back as one struct of
   /// descriptors written through the first argument.
-  static std::vector<Descriptor> call(Entry entry, const Function &fn,
-                                      std::vector<Descriptor> &args) {
+  static std::vector<MemRefDescriptor> call(Entry entry, const Function &fn,
+                                            std::vector<MemRefDescriptor> &args) {
     std::vector<int64_t> words;
     std::vector<size_t> offsets;
     for (const TensorType &t : fn.results) {
       offsets.push_back(words.size());
-      words.resize(words.size() + 3 + 2 * t.shape.size());
+      words.resize(words.size() + MemRefDescriptor::numWords(t.shape.size()));
     }
     words.resize(std::max<size_t>(words.size(), 1));
     void *resultStruct = words.data();
     std::vector<void *> descriptors;
-    for (Descriptor &d : args)
-      descriptors.push_back(d.words.data());
+    for (MemRefDescriptor &d : args)
+      descriptors.push_back(d.address());
     std::vector<void *> packed;
     if (!fn.results.empty())
       packed.push_back(&resultStruct);
     for (void *&d : descriptors)
       packed.push_back(&d);
     entry(packed.data());
-    std::vector<Descriptor> results;
-    for (size_t i = 0; i < fn.results.size(); ++i) {
-      Descriptor d;
-      d.rank = fn.results[i].shape.size();
-      d.words.assign(words.begin() + offsets[i], words.begin() + offsets[i] + 3 + 2 * d.rank);
-      results.push_back(std::move(d));
-    }
+    std::vector<MemRefDescriptor> results;
+    for (size_t i = 0; i < fn.results.size(); ++i)
+      results.emplace_back(words.data() + offsets[i], fn.results[i].shape.size());
     return results;
   }
 
   Entry fwdEntry, bwdEntry;
-  std::vector<Descriptor> inputs; ///< the forward's arguments, then the cotangents
-  std::vector<void *> pinned;     ///< per residual, reused by every step
+  cotangent::core::SplitLayout layout;
+  std::vector<MemRefDescriptor> args, cotangents; ///< on the device, this tool's
+  std::vector<void *> pinned; ///< per forward result, reused by every step
 };
 
 /// The device memory the step's plan predicted (cotangent-run --emit-object
@@ -542,11 +474,10 @@ int main(int argc, char **argv) {
 
   // The measured step: eager, its peak over the whole step.
   int64_t before = cotangent_cuda_live_bytes();
-  cotangent_cuda_reset_peak();
   Step::Result measured = step.enqueue();
   if (cotangent_cuda_synchronize() != 0 || *cotangent_cuda_last_error())
     fail("the step failed on the GPU: " + runtimeError());
-  int64_t peak = cotangent_cuda_peak_bytes() - before;
+  int64_t peak = measured.peakBytes;
   std::vector<Array> outputs, gradients;
   for (int64_t i = 0; i < split->numOutputs; ++i)
     outputs.push_back(download(fwd.results[i], measured.outputs[i]));
@@ -633,10 +564,7 @@ int main(int argc, char **argv) {
   std::printf("time: min %.3f ms, median %.3f ms over %d steps (%d warm-up, %s%s)\n",
               minTime * 1e3, medianTime * 1e3, o.repeat, o.warmup,
               graph ? "CUDA graph" : "eager", o.tf32 ? ", TF32" : "");
-  std::printf("residual bytes: %lld\n", static_cast<long long>(measured.residualBytes));
-  std::printf("offloaded bytes (pinned host): %lld\n",
-              static_cast<long long>(measured.offloadedBytes));
-  std::printf("device peak bytes: %lld\n", static_cast<long long>(peak));
+  std::printf("%s", cotangent::core::splitBytesReport(measured).c_str());
   printPlan(*split);
   std::printf("timed steps vs the measured step: max relative difference %.3g\n", replayDiff);
   if (o.profile > 0) {

@@ -35,6 +35,7 @@ using namespace cotangent;
 using namespace cotangent::test;
 using host::MemoryKind;
 using host::MemRefDescriptor;
+using host::readTensor;
 
 namespace {
 
@@ -65,7 +66,7 @@ protected:
   llvm::FailureOr<MemRefDescriptor> offload(mlir::RankedTensorType type,
                                             const MemRefDescriptor &residual,
                                             MemoryKind) override {
-    Tensor elements = residual.read(type);
+    Tensor elements = readTensor(residual, type);
     void *copy = std::malloc(std::max<int64_t>(elements.getByteSize(), 1));
     std::memcpy(copy, elements.data(), elements.getByteSize());
     ++numOffloaded;
@@ -122,14 +123,14 @@ TEST_CASE("matrixLayout: what a BLAS can read of a strided matrix", "[host]") {
 TEST_CASE("MemRefDescriptor reads contiguous and strided views", "[host]") {
   auto type = mlir::RankedTensorType::get({2, 3}, mlir::Float32Type::get(&context()));
   float data[] = {0, 1, 2, 3, 4, 5};
-  Tensor whole = MemRefDescriptor::contiguous(data, type.getShape()).read(type);
+  Tensor whole = readTensor(MemRefDescriptor::contiguous(data, type.getShape()), type);
   for (int64_t i = 0; i < 6; ++i)
     CHECK(whole.getDouble(i) == i);
   // The transpose of `data` as a (3 x 2) view: strides (1, 3).
   auto transposed = mlir::RankedTensorType::get({3, 2}, type.getElementType());
   int64_t words[] = {reinterpret_cast<int64_t>(data), reinterpret_cast<int64_t>(data), 0, 3, 2,
                      1, 3};
-  Tensor t = MemRefDescriptor(words, 2).read(transposed);
+  Tensor t = readTensor(MemRefDescriptor(words, 2), transposed);
   std::vector<double> expected = {0, 3, 1, 4, 2, 5};
   for (int64_t i = 0; i < 6; ++i)
     CHECK(t.getDouble(i) == expected[i]);
