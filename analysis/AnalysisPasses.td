@@ -41,7 +41,7 @@ def JxPrintMemoryPlanPass : Pass<"jx-print-memory-plan", "mlir::ModuleOp"> {
            /*default=*/"::mlir::cotangent::ReportFormat::Text", "Output format",
            [{::llvm::cl::values(
              clEnumValN(::mlir::cotangent::ReportFormat::Text, "text", "readable text"),
-             clEnumValN(::mlir::cotangent::ReportFormat::Json, "json", "a JSON array"))}]>,
+             clEnumValN(::mlir::cotangent::ReportFormat::Json, "json", "JSON: an array, an object per split"))}]>,
     Option<"target", "target", "::mlir::cotangent::MemoryPlanTarget",
            /*default=*/"::mlir::cotangent::MemoryPlanTarget::Cpu",
            "The runtime whose memory is predicted",

@@ -6,6 +6,7 @@
 #include "conversion/llvm/LoweringPasses.h"
 #include "conversion/nvvm/GpuPasses.h"
 #include "dialects/jx/JxSplit.h"
+#include "passes/report/JsonReport.h"
 #include "passes/report/Residuals.h"
 #include "runtime/core/SplitRun.h"
 
@@ -404,5 +405,5 @@ void mlir::cotangent::printMemoryPlansJson(llvm::ArrayRef<MemoryPlan> plans,
                                      {"live_at_peak", std::move(live)},
                                      {"timeline", std::move(events)}});
   }
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(out))) << "\n";
+  printJsonReport(std::move(out), os);
 }

@@ -85,7 +85,9 @@ int main() {
   Split offloaded = split(checkpoint(loss_named, {.policy = all[6]}));
   std::string json;
   llvm::raw_string_ostream os(json);
-  mlir::cotangent::printResidualsJson("loss", offloaded.saved_residuals(), os);
+  llvm::json::Array report;
+  report.push_back(mlir::cotangent::residualsJson("loss", offloaded.saved_residuals()));
+  mlir::cotangent::printJsonReport(std::move(report), os);
   std::cout << json;
 
   // Gradients: the same bits under every policy.

@@ -206,7 +206,7 @@ def JxPrintSavedResidualsPass : Pass<"jx-print-saved-residuals", "mlir::ModuleOp
            /*default=*/"::mlir::cotangent::ReportFormat::Text", "Output format",
            [{::llvm::cl::values(
              clEnumValN(::mlir::cotangent::ReportFormat::Text, "text", "readable text"),
-             clEnumValN(::mlir::cotangent::ReportFormat::Json, "json", "one JSON object"))}]>,
+             clEnumValN(::mlir::cotangent::ReportFormat::Json, "json", "JSON: an array, an object per split"))}]>,
     Option<"json", "json", "bool", /*default=*/"false",
            "Shorthand for format=json: --jx-print-saved-residuals=json">,
     Option<"output", "output", "std::string", /*default=*/"\"-\"",

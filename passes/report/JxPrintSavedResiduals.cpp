@@ -8,6 +8,7 @@
 
 #include "passes/Passes.h"
 #include "dialects/jx/JxSplit.h"
+#include "passes/report/JsonReport.h"
 #include "passes/report/Residuals.h"
 
 #include "mlir/Support/FileUtilities.h"
@@ -35,15 +36,16 @@ struct JxPrintSavedResidualsPass
       module.emitError() << "--jx-print-saved-residuals: " << error;
       return signalPassFailure();
     }
-    bool any = false;
+    bool any = false, asJson = format == ReportFormat::Json || json;
+    llvm::json::Array splits;
     for (jx::SplitPair pair : jx::getSplitPairs(module)) {
       any = true;
       FailureOr<std::vector<Residual>> residuals = describeResiduals(pair.fwd);
       if (failed(residuals))
         return signalPassFailure();
       StringRef name = jx::getSplitName(pair);
-      if (format == ReportFormat::Json || json) {
-        printResidualsJson(name, *residuals, file->os());
+      if (asJson) {
+        splits.push_back(residualsJson(name, *residuals));
       } else {
         file->os() << "saved residuals of @" << name << ":\n";
         printResiduals(*residuals, file->os());
@@ -54,6 +56,8 @@ struct JxPrintSavedResidualsPass
                        "--jx-vjp first");
       return signalPassFailure();
     }
+    if (asJson)
+      printJsonReport(std::move(splits), file->os());
     file->keep();
     markAllAnalysesPreserved();
   }

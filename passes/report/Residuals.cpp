@@ -139,8 +139,8 @@ void mlir::cotangent::printResiduals(ArrayRef<Residual> residuals, raw_ostream &
   os << "\n";
 }
 
-void mlir::cotangent::printResidualsJson(StringRef function, ArrayRef<Residual> residuals,
-                                         raw_ostream &os) {
+llvm::json::Object mlir::cotangent::residualsJson(StringRef function,
+                                                 ArrayRef<Residual> residuals) {
   llvm::json::Array items;
   int64_t total = 0;
   for (const Residual &r : residuals) {
@@ -158,8 +158,7 @@ void mlir::cotangent::printResidualsJson(StringRef function, ArrayRef<Residual> 
     items.push_back(std::move(item));
     total += r.bytes;
   }
-  llvm::json::Object doc{{"function", function.str()},
-                         {"residuals", std::move(items)},
-                         {"total_bytes", total}};
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(doc))) << "\n";
+  return llvm::json::Object{{"function", function.str()},
+                            {"residuals", std::move(items)},
+                            {"total_bytes", total}};
 }

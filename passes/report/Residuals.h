@@ -9,6 +9,7 @@
 #ifndef COTANGENT_PASSES_REPORT_RESIDUALS_H
 #define COTANGENT_PASSES_REPORT_RESIDUALS_H
 
+#include "passes/report/JsonReport.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -44,8 +45,9 @@ FailureOr<std::vector<Residual>> describeResiduals(func::FuncOp fwd);
 
 /// JAX's print_saved_residuals lines, then a total.
 void printResiduals(llvm::ArrayRef<Residual> residuals, llvm::raw_ostream &os);
-void printResidualsJson(StringRef function, llvm::ArrayRef<Residual> residuals,
-                        llvm::raw_ostream &os);
+/// One split's residuals as its object in a JSON report (JsonReport.h):
+/// {"function", "residuals": [...], "total_bytes"}.
+llvm::json::Object residualsJson(StringRef function, llvm::ArrayRef<Residual> residuals);
 
 } // namespace mlir::cotangent
 

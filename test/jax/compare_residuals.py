@@ -4,8 +4,7 @@
   compare_residuals.py REPORT REFERENCE_DIR PROGRAM [--differences FILE] [--docs-root DIR]
 
 REPORT is the output of `cotangent-opt FILE --jx-vjp --jx-remat
---jx-print-saved-residuals=json` (one JSON object per function, one after
-the other). REFERENCE_DIR holds JAX's residuals as written by
+--jx-print-saved-residuals=json` (one JSON array, an object per function). REFERENCE_DIR holds JAX's residuals as written by
 gen_reference_residuals.py: PROGRAM-<variant>.json, each naming the function
 it describes. For every reference, the report's function of that name must
 save the same number of residuals with the same multiset of types (dtype and
@@ -29,18 +28,9 @@ import sys
 
 
 def read_report(path):
-    """The report's objects, by function name."""
+    """The report's objects (one JSON array, an object per split), by function name."""
     with open(path) as f:
-        text = f.read()
-    decoder = json.JSONDecoder()
-    out, pos = {}, 0
-    while True:
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
-        if pos == len(text):
-            return out
-        obj, pos = decoder.raw_decode(text, pos)
-        out[obj["function"]] = obj
+        return {o["function"]: o for o in json.load(f)}
 
 
 def describe(r):

@@ -188,7 +188,7 @@ def split_chunk(bin_dir, tmp, tag, names, texts):
     proc = _opt(bin_dir, path, ["--jx-vjp", "--jx-remat", "--jx-print-saved-residuals=format=json",
                                 "-o", split_path])
     if proc.returncode == 0:
-        reports = {o["function"]: o for o in tools.read_json_objects(proc.stdout)}
+        reports = tools.read_report(proc.stdout)
         with open(split_path) as f:
             return reports, functions_of(f.read()), {}
     if len(names) == 1:

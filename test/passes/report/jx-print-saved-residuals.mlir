@@ -10,7 +10,9 @@ func.func @f(%x: tensor<4xf32> {jx.arg_name = "x"}) -> tensor<4xf32> {
   %2 = jx.mul %1, %1 : tensor<4xf32> loc(#g)
   return %2 : tensor<4xf32>
 }
-// CHECK:      "function": "f",
+// CHECK:      [
+// CHECK-NEXT:   {
+// CHECK-NEXT:     "function": "f",
 // CHECK:      "residuals": [
 // CHECK:          "bytes": 16,
 // CHECK-NEXT:     "kind": "output",
@@ -20,6 +22,18 @@ func.func @f(%x: tensor<4xf32> {jx.arg_name = "x"}) -> tensor<4xf32> {
 // CHECK:          "kind": "named",
 // CHECK:          "what": "a"
 // CHECK:      "total_bytes": 32
+// CHECK-NEXT:   },
+// CHECK-NEXT:   {
+// CHECK-NEXT:     "function": "h",
+// CHECK:          "total_bytes": 0
+// CHECK-NEXT:   }
+// CHECK-NEXT: ]
+
+// A second split: the same array (one JSON document for every split).
+func.func @h(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = jx.add %x, %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
 // NOFWD: error: --jx-print-saved-residuals: no forward function in the module; run --jx-vjp first
 // FORMAT: for the --format option: Cannot find option named 'xml'!
 // FORMAT: =text

@@ -43,17 +43,10 @@ def run_tool(name, args, input_text=None):
     return proc.stdout
 
 
-def read_json_objects(text):
-    """The JSON objects printed one after another (as --jx-print-saved-residuals=format=json does)."""
-    decoder = json.JSONDecoder()
-    out, pos = [], 0
-    while True:
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
-        if pos == len(text):
-            return out
-        obj, pos = decoder.raw_decode(text, pos)
-        out.append(obj)
+def read_report(text):
+    """{function: its object} of a JSON report (--jx-print-saved-residuals=json,
+    --jx-print-memory-plan=json: one array, an object per split)."""
+    return {o["function"]: o for o in json.loads(text)}
 
 
 def saved_residuals_of_module(module_text):
@@ -64,7 +57,7 @@ def saved_residuals_of_module(module_text):
             f.write(module_text)
         out = run_tool("cotangent-opt", [path, "--jx-vjp", "--jx-remat",
                                           "--jx-print-saved-residuals=format=json", "-o", os.devnull])
-    return {o["function"]: o for o in read_json_objects(out)}
+    return read_report(out)
 
 
 def fwd_bwd_text(module_text, width=None):
