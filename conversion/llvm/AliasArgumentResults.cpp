@@ -23,7 +23,10 @@ namespace {
 
 /// The runtime's batched matmul (jx-matmul-to-blas) writes only its last operand.
 bool writesOnlyLastOperand(func::CallOp call) {
-  return call.getCallee().starts_with("cotangent_batch_matmul_");
+  namespace abi = mlir::cotangent::abi;
+  return llvm::is_contained(
+      {abi::kBatchMatmulF32, abi::kBatchMatmulF64, abi::kBatchMatmulBF16, abi::kBatchMatmulF16},
+      call.getCallee());
 }
 
 /// Whether `op` may write into the buffer it reaches through operand `use`.

@@ -39,8 +39,8 @@ template <typename OpTy>
 struct AttentionBufferization
     : public BufferizableOpInterface::ExternalModel<AttentionBufferization<OpTy>, OpTy> {
   static constexpr bool kForward = std::is_same_v<OpTy, jx::DotProductAttentionOp>;
-  static constexpr const char *kCallee =
-      kForward ? "cotangent_attention_fwd_f32" : "cotangent_attention_bwd_f32";
+  static constexpr llvm::StringLiteral kCallee =
+      kForward ? mlir::cotangent::abi::kAttentionFwdF32 : mlir::cotangent::abi::kAttentionBwdF32;
 
   bool bufferizesToMemoryRead(Operation *, OpOperand &, const AnalysisState &) const {
     return true;

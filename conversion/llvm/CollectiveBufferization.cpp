@@ -197,10 +197,10 @@ struct CollectiveBufferization
     auto module = op->template getParentOfType<ModuleOp>();
     Type i64Type = rewriter.getI64Type(), index = rewriter.getIndexType();
     func::FuncOp start = declaration(
-        module, rewriter, mlir::cotangent::kCollectiveStart,
+        module, rewriter, mlir::cotangent::abi::kCollectiveStart,
         rewriter.getFunctionType(
             {i64Type, i64Type, i64Type, index, index, i64Type, i64Type, index, i64Type}, {i64Type}));
-    func::FuncOp wait = declaration(module, rewriter, mlir::cotangent::kCollectiveWait,
+    func::FuncOp wait = declaration(module, rewriter, mlir::cotangent::abi::kCollectiveWait,
                                     rewriter.getFunctionType({i64Type}, {}));
     auto i64 = [&](int64_t v) -> Value {
       return arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(), v);

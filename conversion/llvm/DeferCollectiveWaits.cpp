@@ -35,7 +35,7 @@ public:
   void runOnOperation() override {
     SmallVector<func::CallOp> waits;
     getOperation().walk([&](func::CallOp call) {
-      if (call.getCallee() == cotangent::kCollectiveWait)
+      if (call.getCallee() == cotangent::abi::kCollectiveWait)
         waits.push_back(call);
     });
     for (func::CallOp wait : waits)
@@ -45,7 +45,7 @@ public:
 private:
   static void defer(func::CallOp wait) {
     auto start = wait->getOperand(0).getDefiningOp<func::CallOp>();
-    if (!start || start.getCallee() != cotangent::kCollectiveStart)
+    if (!start || start.getCallee() != cotangent::abi::kCollectiveStart)
       return;
     // The allocations behind both buffers, and every memref derived from them.
     llvm::SmallPtrSet<Value, 8> aliases;

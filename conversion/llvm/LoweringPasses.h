@@ -36,9 +36,13 @@ namespace mlir::cotangent {
 /// `jx.optimization_barrier` (`@__jx_optimization_barrier_0`, ...).
 inline constexpr llvm::StringLiteral kBarrierPrefix = "__jx_optimization_barrier_";
 
-/// The runtime functions a compiled collective calls (runtime/comm/Collectives.h).
-inline constexpr llvm::StringLiteral kCollectiveStart = "cotangent_collective_start";
-inline constexpr llvm::StringLiteral kCollectiveWait = "cotangent_collective_wait";
+/// The runtime ABI (runtime/core/RuntimeAbi.def): the name of each function
+/// compiled code calls, as the lowering spells the call (abi::kAlloc,
+/// abi::kBatchMatmulF32, abi::kCollectiveStart, ...).
+namespace abi {
+#define COTANGENT_RUNTIME_ENTRY(Id, Name, ...) inline constexpr llvm::StringLiteral k##Id = Name;
+#include "runtime/core/RuntimeAbi.def"
+} // namespace abi
 
 /// How one-shot bufferization turns jx collectives into calls of the
 /// runtime's `@cotangent_collective_start` and `_wait`

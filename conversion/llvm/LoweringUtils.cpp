@@ -183,10 +183,10 @@ Operation *mlir::cotangent::lowering::collectiveWaitOf(Operation *user) {
     return nullptr;
   for (Operation *start : pointer->getUsers()) {
     auto call = dyn_cast<func::CallOp>(start);
-    if (!call || call.getCallee() != kCollectiveStart)
+    if (!call || call.getCallee() != abi::kCollectiveStart)
       continue;
     for (Operation *wait : call->getUsers())
-      if (auto w = dyn_cast<func::CallOp>(wait); w && w.getCallee() == kCollectiveWait)
+      if (auto w = dyn_cast<func::CallOp>(wait); w && w.getCallee() == abi::kCollectiveWait)
         return w;
   }
   return nullptr;

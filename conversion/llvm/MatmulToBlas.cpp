@@ -101,10 +101,10 @@ private:
   /// The runtime's entry for operands of `operandElem` into a product of
   /// `elem`: named by the operands' type.
   func::FuncOp getOrDeclare(ModuleOp module, Type operandElem, Type elem) {
-    std::string name = operandElem.isF32()    ? "cotangent_batch_matmul_f32"
-                       : operandElem.isF64()  ? "cotangent_batch_matmul_f64"
-                       : operandElem.isBF16() ? "cotangent_batch_matmul_bf16"
-                                              : "cotangent_batch_matmul_f16";
+    llvm::StringRef name = operandElem.isF32()    ? mlir::cotangent::abi::kBatchMatmulF32
+                           : operandElem.isF64()  ? mlir::cotangent::abi::kBatchMatmulF64
+                           : operandElem.isBF16() ? mlir::cotangent::abi::kBatchMatmulBF16
+                                                  : mlir::cotangent::abi::kBatchMatmulF16;
     if (auto fn = module.lookupSymbol<func::FuncOp>(name))
       return fn;
     OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());

@@ -26,7 +26,6 @@ using namespace mlir;
 
 namespace {
 
-constexpr llvm::StringLiteral kDeviceGlobal = "cotangent_cuda_device_global";
 
 /// Bytes of a global of `type` (arrays of scalars, as memref globals are).
 std::optional<uint64_t> byteSize(Type type) {
@@ -50,7 +49,7 @@ bool onlyHostReads(Value address) {
         continue;
       }
       auto call = dyn_cast<LLVM::CallOp>(user);
-      if (!call || call.getCallee() != cotangent::kCollectiveStart)
+      if (!call || call.getCallee() != cotangent::abi::kCollectiveStart)
         return false;
     }
   }
@@ -81,7 +80,7 @@ public:
         }
         if (!upload) {
           b.setInsertionPointToEnd(module.getBody());
-          upload = LLVM::LLVMFuncOp::create(b, module.getLoc(), kDeviceGlobal,
+          upload = LLVM::LLVMFuncOp::create(b, module.getLoc(), mlir::cotangent::abi::kCudaDeviceGlobal,
                                             LLVM::LLVMFunctionType::get(ptr, {ptr, i64}));
         }
         b.setInsertionPointAfter(address);

@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "conversion/llvm/LoweringPasses.h"
 #include "conversion/nvvm/ElementReduction.h"
 #include "conversion/nvvm/GpuPasses.h"
 #include "conversion/nvvm/HostMemory.h"
@@ -42,8 +43,6 @@ using namespace mlir::cotangent;
 
 namespace {
 
-constexpr llvm::StringLiteral kReadScalar = "cotangent_cuda_read_scalar";
-constexpr llvm::StringLiteral kMultiprocessors = "cotangent_cuda_multiprocessors";
 constexpr int64_t kReduceThreads = 1024;
 /// A sum over more elements than this many per thread of one block is
 /// spread over several blocks, whose totals are added atomically: as many
@@ -101,7 +100,7 @@ void kernelizeReduction(ElementReduction r, ModuleOp module) {
   // The grid, on the host: one wave of the device's multiprocessors, or
   // the blocks the elements fill, whichever is fewer (at least one).
   func::FuncOp multiprocessors =
-      runtimeFunction(module, kMultiprocessors, b.getFunctionType({}, {b.getI64Type()}));
+      runtimeFunction(module, mlir::cotangent::abi::kCudaMultiprocessors, b.getFunctionType({}, {b.getI64Type()}));
   Value count = arith::IndexCastOp::create(
       b, loc, b.getIndexType(), func::CallOp::create(b, loc, multiprocessors).getResult(0));
   Value wave = arith::MaxUIOp::create(
@@ -263,7 +262,7 @@ public:
     ModuleOp module = getOperation();
     auto getReadScalar = [&] {
       Type i64 = IntegerType::get(&getContext(), 64);
-      return runtimeFunction(module, kReadScalar,
+      return runtimeFunction(module, mlir::cotangent::abi::kCudaReadScalar,
                              FunctionType::get(&getContext(), {i64, i64}, {i64}));
     };
     llvm::DenseSet<Operation *> host = hostFunctions(module);

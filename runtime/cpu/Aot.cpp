@@ -2,21 +2,21 @@
 //
 // Ahead-of-time output of a CpuModule: the lowered module translated to LLVM
 // IR and written for the host CPU (runtime/host/ObjectFile.h); and a C header declaring each public function's
-// `_mlir_ciface_` entry point with one strided-memref struct per rank. A
-// program that links the object must also provide (or link from
-// runtime/cpu's MemoryHooks.cpp and OneDnnMatmul.cpp, with runtime/host's
-// StridedMatrix.cpp)
-// `_mlir_memref_to_llvm_alloc` / `_free` and the
-// `_mlir_ciface_cotangent_batch_matmul_*` BLAS entry points, for fused
-// attention `_mlir_ciface_cotangent_attention_fwd_f32` / `_bwd_f32`
-// (Attention.cpp and Threads.cpp, with libomp), and link
-// libmlir_c_runner_utils for `memrefCopy`.
+// `_mlir_ciface_` entry point with one strided-memref struct per rank, and
+// the prototype of every runtime ABI entry the object calls
+// (runtime/core/RuntimeAbi.def): what a program that links the object must
+// also provide, or link from runtime/cpu (MemoryHooks.cpp, OneDnnMatmul.cpp,
+// Attention.cpp, Threads.cpp with libomp, runtime/comm's collectives) with
+// runtime/host's StridedMatrix.cpp; and libmlir_c_runner_utils for
+// `memrefCopy`.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cpu/CpuRuntime.h"
+#include "runtime/core/RuntimeAbi.h"
 #include "runtime/host/ObjectFile.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/Module.h"
@@ -43,7 +43,19 @@ llvm::LogicalResult CpuModule::emitHeader(llvm::StringRef path) const {
   if (ec)
     return emitError(getLoweredModule().getLoc()) << "cannot write " << path << ": " << ec.message();
   const llvm::StringMap<Signature> &signatures = getSignatures();
+  // The runtime ABI entries the object calls, and the memref ranks their
+  // prototypes name.
+  std::vector<const core::abi::EntryInfo *> called;
   std::set<int64_t> ranks;
+  for (auto fn : getLoweredModule().getOps<LLVM::LLVMFuncOp>())
+    if (fn.isExternal())
+      if (std::optional<core::abi::Entry> entry = core::abi::find(fn.getName()))
+        called.push_back(&core::abi::info(*entry));
+  llvm::sort(called, [](auto *a, auto *b) { return a->id < b->id; });
+  for (const core::abi::EntryInfo *entry : called)
+    for (size_t at = entry->params.find("cotangent_memref_"); at != std::string_view::npos;
+         at = entry->params.find("cotangent_memref_", at + 1))
+      ranks.insert(entry->params[at + 17] - '0');
   for (const auto &entry : signatures) {
     for (auto t : entry.second.inputs)
       ranks.insert(t.getRank());
@@ -56,7 +68,7 @@ llvm::LogicalResult CpuModule::emitHeader(llvm::StringRef path) const {
         " * (by `allocated`), except a result whose `allocated` is an argument's: that is\n"
         " * the argument itself, returned without a copy, and stays the caller's.\n"
         " * Link runtime/cpu (hooks, BLAS) and libmlir_c_runner_utils. */\n"
-        "#ifndef COTANGENT_AOT_H\n#define COTANGENT_AOT_H\n\n#include <stdint.h>\n\n"
+        "#ifndef COTANGENT_AOT_H\n#define COTANGENT_AOT_H\n\n#include <stddef.h>\n#include <stdint.h>\n\n"
         "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   for (int64_t r : ranks) {
     os << "typedef struct {\n  void *allocated;\n  void *aligned;\n  int64_t offset;\n";
@@ -64,8 +76,13 @@ llvm::LogicalResult CpuModule::emitHeader(llvm::StringRef path) const {
       os << "  int64_t sizes[" << r << "];\n  int64_t strides[" << r << "];\n";
     os << "} cotangent_memref_" << r << ";\n\n";
   }
-  os << "void *_mlir_memref_to_llvm_alloc(uint64_t bytes);\n"
-        "void _mlir_memref_to_llvm_free(void *ptr);\n\n";
+  os << "/* The runtime entry points the object calls (runtime/core/RuntimeAbi.def). */\n";
+  for (const core::abi::EntryInfo *entry : called) {
+    std::string_view returns = entry->returns;
+    os << returns << (returns.ends_with('*') ? "" : " ") << entry->symbol << "(" << entry->params
+       << ");\n";
+  }
+  os << "\n";
   std::vector<llvm::StringRef> names;
   for (const auto &entry : signatures)
     names.push_back(entry.first());

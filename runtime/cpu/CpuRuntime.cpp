@@ -38,6 +38,23 @@ CpuModule::CpuModule() : CompiledModule(allocationCounter()) {
         llvm::errs() << "cotangent: " << error << "\n";
 }
 
+host::RuntimeSymbols cpuRuntimeSymbols() {
+  using core::abi::Entry;
+  auto address = [](auto *fn) { return reinterpret_cast<void *>(fn); };
+  return {{
+      {Entry::Alloc, address(&_mlir_memref_to_llvm_alloc)},
+      {Entry::Free, address(&_mlir_memref_to_llvm_free)},
+      {Entry::BatchMatmulF32, address(&_mlir_ciface_cotangent_batch_matmul_f32)},
+      {Entry::BatchMatmulF64, address(&_mlir_ciface_cotangent_batch_matmul_f64)},
+      {Entry::BatchMatmulBF16, address(&_mlir_ciface_cotangent_batch_matmul_bf16)},
+      {Entry::BatchMatmulF16, address(&_mlir_ciface_cotangent_batch_matmul_f16)},
+      {Entry::AttentionFwdF32, address(&_mlir_ciface_cotangent_attention_fwd_f32)},
+      {Entry::AttentionBwdF32, address(&_mlir_ciface_cotangent_attention_bwd_f32)},
+      {Entry::CollectiveStart, address(&cotangent_collective_start)},
+      {Entry::CollectiveWait, address(&cotangent_collective_wait)},
+  }};
+}
+
 host::JitTarget cpuTarget(const CompileOptions &options) {
   host::JitTarget target;
   target.deviceName = "the CPU";
@@ -48,23 +65,7 @@ host::JitTarget cpuTarget(const CompileOptions &options) {
   target.verifyEachPass = options.verifyEachPass;
   target.timePasses = options.timePasses;
   target.codegenThreads = options.codegenThreads;
-  target.symbols.alloc = reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc);
-  target.symbols.free = reinterpret_cast<void *>(&_mlir_memref_to_llvm_free);
-  target.symbols.batchMatmulF32 =
-      reinterpret_cast<void *>(&_mlir_ciface_cotangent_batch_matmul_f32);
-  target.symbols.batchMatmulF64 =
-      reinterpret_cast<void *>(&_mlir_ciface_cotangent_batch_matmul_f64);
-  target.symbols.more = {
-      {"_mlir_ciface_cotangent_batch_matmul_bf16",
-       reinterpret_cast<void *>(&_mlir_ciface_cotangent_batch_matmul_bf16)},
-      {"_mlir_ciface_cotangent_batch_matmul_f16",
-       reinterpret_cast<void *>(&_mlir_ciface_cotangent_batch_matmul_f16)},
-      {"_mlir_ciface_cotangent_attention_fwd_f32",
-       reinterpret_cast<void *>(&_mlir_ciface_cotangent_attention_fwd_f32)},
-      {"_mlir_ciface_cotangent_attention_bwd_f32",
-       reinterpret_cast<void *>(&_mlir_ciface_cotangent_attention_bwd_f32)},
-      {"cotangent_collective_start", reinterpret_cast<void *>(&cotangent_collective_start)},
-      {"cotangent_collective_wait", reinterpret_cast<void *>(&cotangent_collective_wait)}};
+  target.symbols = cpuRuntimeSymbols();
   return target;
 }
 

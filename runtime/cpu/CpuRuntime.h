@@ -44,6 +44,9 @@ struct CompileOptions {
 /// `options.optLevel`, and the allocation hooks and BLAS entry points of
 /// MemoryHooks.h.
 host::JitTarget cpuTarget(const CompileOptions &options = {});
+/// The CPU runtime's function for each runtime ABI entry it is called on
+/// (runtime/core/RuntimeAbi.def, targets Cpu and Both).
+host::RuntimeSymbols cpuRuntimeSymbols();
 
 class CpuModule : public host::CompiledModule {
 public:

@@ -1,22 +1,24 @@
 //===- CudaBindings.h - what compiled GPU code calls ------------*- C++ -*-===//
 //
-// The names code lowered by jx-to-nvvm calls (the allocation hooks of
-// finalize-memref-to-llvm, jx-matmul-to-blas's batched matmuls, MLIR's GPU
-// runtime wrappers, the host's scalar read) and the function of
-// CudaRuntime.h each is bound to: by address in the JIT, by renaming the
-// call in an object file.
+// The runtime ABI entries code lowered by jx-to-nvvm calls
+// (runtime/core/RuntimeAbi.def, targets Cuda and Both: the allocation hooks,
+// the batched matmuls, collectives, MLIR's GPU runtime wrappers, the host's
+// scalar read) and the function of CudaRuntime.h each is bound to: by
+// address in the JIT, by renaming the call in an object file.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef COTANGENT_RUNTIME_CUDA_CUDABINDINGS_H
 #define COTANGENT_RUNTIME_CUDA_CUDABINDINGS_H
 
+#include "runtime/core/RuntimeAbi.h"
+
 #include "llvm/ADT/ArrayRef.h"
 
 namespace cotangent::cuda {
 
 struct Binding {
-  const char *name;        ///< what compiled code calls
+  core::abi::Entry entry;  ///< what compiled code calls (its symbol)
   const char *runtimeName; ///< the CudaRuntime.h function it means
   void *address;
 };

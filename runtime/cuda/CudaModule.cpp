@@ -78,7 +78,7 @@ host::JitTarget gpuTarget(const CompileOptions &options) {
   target.optLevel = 2;
   // Every name, the allocation hooks and matmuls included, from the one table.
   for (const Binding &binding : runtimeBindings())
-    target.symbols.more.emplace_back(binding.name, binding.address);
+    target.symbols.entries.emplace_back(binding.entry, binding.address);
   return target;
 }
 

@@ -47,7 +47,7 @@ LogicalResult emitStepObject(ModuleOp module, llvm::StringRef path,
   if (!object)
     return emitError(loc, "cannot translate the lowered module to LLVM IR");
   for (const Binding &binding : runtimeBindings())
-    if (llvm::Function *fn = object->getFunction(binding.name))
+    if (llvm::Function *fn = object->getFunction(core::abi::symbol(binding.entry)))
       fn->setName(binding.runtimeName);
   std::vector<std::string> names;
   for (const auto &entry : *signatures)

@@ -132,15 +132,12 @@ std::vector<std::string> takeStructors(llvm::Module &module, llvm::StringRef lis
 llvm::orc::SymbolMap runtimeSymbols(llvm::orc::LLJIT &jit, const RuntimeSymbols &symbols) {
   llvm::orc::SymbolMap map;
   auto bind = [&](llvm::StringRef name, void *address) {
-    if (address) // null: the name comes with `more`
-      map[jit.mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                                        llvm::JITSymbolFlags::Exported};
+    map[jit.mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                      llvm::JITSymbolFlags::Exported};
   };
-  bind("_mlir_memref_to_llvm_alloc", symbols.alloc);
-  bind("_mlir_memref_to_llvm_free", symbols.free);
-  bind("_mlir_ciface_cotangent_batch_matmul_f32", symbols.batchMatmulF32);
-  bind("_mlir_ciface_cotangent_batch_matmul_f64", symbols.batchMatmulF64);
-  for (const auto &[name, address] : symbols.more)
+  for (const auto &[entry, address] : symbols.entries)
+    bind(core::abi::symbol(entry), address);
+  for (const auto &[name, address] : symbols.extra)
     bind(name, address);
   return map;
 }

@@ -13,6 +13,8 @@
 #ifndef COTANGENT_RUNTIME_HOST_JITENGINE_H
 #define COTANGENT_RUNTIME_HOST_JITENGINE_H
 
+#include "runtime/core/RuntimeAbi.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -34,16 +36,13 @@ class OpPassManager;
 
 namespace cotangent::host {
 
-/// What compiled code calls into. Every lowering allocates through the
-/// hooks of finalize-memref-to-llvm and calls jx-matmul-to-blas's batched
-/// matmuls; a runtime may bind more names (the CUDA runtime's mgpu*), or
-/// give every name in `more` and leave the fields null.
+/// What compiled code calls into: the runtime's function for each entry of
+/// the runtime ABI (runtime/core/RuntimeAbi.def) it binds, under the entry's
+/// symbol.
 struct RuntimeSymbols {
-  void *alloc = nullptr;          ///< `_mlir_memref_to_llvm_alloc(uint64_t bytes)`
-  void *free = nullptr;           ///< `_mlir_memref_to_llvm_free(void *)`
-  void *batchMatmulF32 = nullptr; ///< `_mlir_ciface_cotangent_batch_matmul_f32`
-  void *batchMatmulF64 = nullptr; ///< `_mlir_ciface_cotangent_batch_matmul_f64`
-  std::vector<std::pair<std::string, void *>> more;
+  std::vector<std::pair<core::abi::Entry, void *>> entries;
+  /// Names outside the ABI (a test's own functions).
+  std::vector<std::pair<std::string, void *>> extra;
 };
 
 #ifdef NDEBUG

@@ -20,18 +20,21 @@
 #include "dialects/jx/JxOps.h"
 #include "passes/Passes.h"
 #include "runtime/cpu/CpuRuntime.h"
+#include "runtime/cuda/CudaBindings.h"
 #include "runtime/cuda/CudaModule.h"
 #include "runtime/cuda/CudaRuntime.h"
 #include "runtime/cuda/KernelProfile.h"
 #include "runtime/host/JitEngine.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <set>
 
 using namespace mlir;
 using ::cotangent::interp::Tensor;
@@ -108,6 +111,39 @@ TEST_CASE("host code of every example JIT-compiles without a device", "[host]") 
       auto module = load(ctx, name, vjp);
       REQUIRE(succeeded(::cotangent::cuda::compileHostCode(*module, "sm_90")));
     }
+}
+
+TEST_CASE("the CUDA runtime binds exactly the runtime ABI entries GPU code calls, and host "
+          "code calls nothing else of Cotangent's",
+          "[host]") {
+  namespace abi = ::cotangent::core::abi;
+  std::set<abi::Entry> bound, expected;
+  for (const ::cotangent::cuda::Binding &b : ::cotangent::cuda::runtimeBindings()) {
+    CHECK(b.address != nullptr);
+    CHECK(bound.insert(b.entry).second);
+  }
+  for (const abi::EntryInfo &e : abi::kEntries)
+    if (e.targets & abi::Cuda)
+      expected.insert(e.id);
+  CHECK(bound == expected);
+  for (const char *name : kInputs) {
+    INFO(name);
+    MLIRContext ctx;
+    auto module = load(ctx, name, true);
+    auto lowered =
+        ::cotangent::host::lowerClone(*module, ::cotangent::cuda::gpuTarget({.chip = "sm_90"}));
+    REQUIRE(succeeded(lowered));
+    for (auto fn : (*lowered)->getOps<LLVM::LLVMFuncOp>()) {
+      llvm::StringRef callee = fn.getSymName();
+      if (!fn.isExternal() || !(callee.contains("cotangent") || callee.starts_with("_mlir_") ||
+                                callee.starts_with("mgpu")))
+        continue;
+      INFO(callee.str());
+      std::optional<abi::Entry> entry = abi::find(callee);
+      REQUIRE(entry);
+      CHECK(bound.count(*entry));
+    }
+  }
 }
 
 TEST_CASE("the device's memory plan: offloaded residuals leave it", "[host]") {

@@ -6,6 +6,7 @@
 // RUN: cotangent-run %s --fn square_sum --input %t/split/gradient0.npy | FileCheck %s --check-prefix=GRAD
 // RUN: cotangent-run %s --emit-object %t/m.o --emit-header %t/m.h
 // RUN: FileCheck %s --check-prefix=HEADER < %t/m.h
+// RUN: %cxx -x c -fsyntax-only %t/m.h
 // RUN: od -A n -t x1 -N 4 %t/m.o | FileCheck %s --check-prefix=ELF
 
 // MAKE: result 0: f32[3] [0, 1, 2] sum=3
@@ -29,6 +30,9 @@ func.func @square_sum(%x: tensor<3xf32>) -> tensor<f32> {
 
 // HEADER: typedef struct {
 // HEADER: } cotangent_memref_1;
+// HEADER: /* The runtime entry points the object calls (runtime/core/RuntimeAbi.def). */
+// HEADER-NEXT: void *_mlir_memref_to_llvm_alloc(uint64_t bytes);
+// HEADER-NEXT: void _mlir_memref_to_llvm_free(void *ptr);
 // HEADER: void _mlir_ciface_make(cotangent_memref_1 *result);
 // HEADER: void _mlir_ciface_square_sum(cotangent_memref_0 *result, cotangent_memref_1 *arg0);
 // ELF: 7f 45 4c 46

@@ -247,7 +247,7 @@ TEST_CASE("the JIT engine runs the module's constructors and destructors", "[hos
                                                          &context());
   REQUIRE(module);
   host::JitTarget target = cpu::cpuTarget();
-  target.symbols.more.emplace_back("cotangent_test_record",
+  target.symbols.extra.emplace_back("cotangent_test_record",
                                    reinterpret_cast<void *>(&cotangent_test_record));
   structorTrace = 0;
   {
