@@ -242,57 +242,59 @@ int main() {
 // CHECK-NEXT: f32[4] output of dot_general from {{.*}}loss_predict.cpp:{{[0-9]+}} (predict) [offloaded to pinned_host]
 // CHECK-NEXT: total: 9 residuals, 288 bytes (48 offloaded)
 // CHECK-LABEL: == JSON report, save_and_offload_only_these_names ==
-// CHECK-NEXT: {
-// CHECK-NEXT:   "function": "loss",
-// CHECK-NEXT:   "residuals": [
-// CHECK-NEXT:     {
-// CHECK-NEXT:       "bytes": 64,
-// CHECK-NEXT:       "kind": "argument",
-// CHECK-NEXT:       "type": "f32[4,4]",
-// CHECK-NEXT:       "what": "params[0]"
-// CHECK-NEXT:     },
-// CHECK-NEXT:     {
-// CHECK-NEXT:       "bytes": 64,
-// CHECK-NEXT:       "kind": "argument",
-// CHECK-NEXT:       "type": "f32[4,4]",
-// CHECK-NEXT:       "what": "params[1]"
-// CHECK-NEXT:     },
-// CHECK-NEXT:     {
-// CHECK-NEXT:       "bytes": 64,
-// CHECK-NEXT:       "kind": "argument",
-// CHECK-NEXT:       "type": "f32[4,4]",
-// CHECK-NEXT:       "what": "params[2]"
-// CHECK-NEXT:     },
-// CHECK-NEXT:     {
-// CHECK-NEXT:       "bytes": 16,
-// CHECK-NEXT:       "kind": "argument",
-// CHECK-NEXT:       "type": "f32[4]",
-// CHECK-NEXT:       "what": "x"
-// CHECK-NEXT:     },
-// CHECK-NEXT:     {
-// CHECK-NEXT:       "bytes": 16,
-// CHECK-NEXT:       "kind": "argument",
-// CHECK-NEXT:       "type": "f32[4]",
-// CHECK-NEXT:       "what": "y"
-// CHECK-NEXT:     },
-// CHECK-NEXT:     {
-// CHECK-NEXT:       "bytes": 16,
-// CHECK-NEXT:       "kind": "named",
-// CHECK-NEXT:       "location": "{{.*}}loss_predict.cpp:{{[0-9]+}} (predict)",
-// CHECK-NEXT:       "type": "f32[4]",
-// CHECK-NEXT:       "what": "layer0_output"
-// CHECK-NEXT:     },
-// CHECK-NEXT:     {
-// CHECK-NEXT:       "bytes": 16,
-// CHECK-NEXT:       "kind": "named",
-// CHECK-NEXT:       "location": "{{.*}}loss_predict.cpp:{{[0-9]+}} (predict)",
-// CHECK-NEXT:       "memory_kind": "pinned_host",
-// CHECK-NEXT:       "type": "f32[4]",
-// CHECK-NEXT:       "what": "layer1_output"
-// CHECK-NEXT:     }
-// CHECK-NEXT:   ],
-// CHECK-NEXT:   "total_bytes": 256
-// CHECK-NEXT: }
+// CHECK-NEXT: [
+// CHECK-NEXT:   {
+// CHECK-NEXT:     "function": "loss",
+// CHECK-NEXT:     "residuals": [
+// CHECK-NEXT:       {
+// CHECK-NEXT:         "bytes": 64,
+// CHECK-NEXT:         "kind": "argument",
+// CHECK-NEXT:         "type": "f32[4,4]",
+// CHECK-NEXT:         "what": "params[0]"
+// CHECK-NEXT:       },
+// CHECK-NEXT:       {
+// CHECK-NEXT:         "bytes": 64,
+// CHECK-NEXT:         "kind": "argument",
+// CHECK-NEXT:         "type": "f32[4,4]",
+// CHECK-NEXT:         "what": "params[1]"
+// CHECK-NEXT:       },
+// CHECK-NEXT:       {
+// CHECK-NEXT:         "bytes": 64,
+// CHECK-NEXT:         "kind": "argument",
+// CHECK-NEXT:         "type": "f32[4,4]",
+// CHECK-NEXT:         "what": "params[2]"
+// CHECK-NEXT:       },
+// CHECK-NEXT:       {
+// CHECK-NEXT:         "bytes": 16,
+// CHECK-NEXT:         "kind": "argument",
+// CHECK-NEXT:         "type": "f32[4]",
+// CHECK-NEXT:         "what": "x"
+// CHECK-NEXT:       },
+// CHECK-NEXT:       {
+// CHECK-NEXT:         "bytes": 16,
+// CHECK-NEXT:         "kind": "argument",
+// CHECK-NEXT:         "type": "f32[4]",
+// CHECK-NEXT:         "what": "y"
+// CHECK-NEXT:       },
+// CHECK-NEXT:       {
+// CHECK-NEXT:         "bytes": 16,
+// CHECK-NEXT:         "kind": "named",
+// CHECK-NEXT:         "location": "{{.*}}loss_predict.cpp:{{[0-9]+}} (predict)",
+// CHECK-NEXT:         "type": "f32[4]",
+// CHECK-NEXT:         "what": "layer0_output"
+// CHECK-NEXT:       },
+// CHECK-NEXT:       {
+// CHECK-NEXT:         "bytes": 16,
+// CHECK-NEXT:         "kind": "named",
+// CHECK-NEXT:         "location": "{{.*}}loss_predict.cpp:{{[0-9]+}} (predict)",
+// CHECK-NEXT:         "memory_kind": "pinned_host",
+// CHECK-NEXT:         "type": "f32[4]",
+// CHECK-NEXT:         "what": "layer1_output"
+// CHECK-NEXT:       }
+// CHECK-NEXT:     ],
+// CHECK-NEXT:     "total_bytes": 256
+// CHECK-NEXT:   }
+// CHECK-NEXT: ]
 // CHECK-LABEL: == gradients ==
 // CHECK-NEXT: loss [6.5654{{[0-9]*}}]
 // CHECK-NEXT: d params[0] sum 6.5009{{[0-9]*}}

@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/host/ObjectFile.h"
+
+#include "runtime/core/Manifest.h"
 #include "runtime/host/LlvmOptimizer.h"
 #include "runtime/host/ParallelCodegen.h"
 
@@ -90,23 +92,20 @@ void addPackedEntries(llvm::Module &module, llvm::ArrayRef<std::string> names) {
 
 namespace {
 
-llvm::StringRef dtypeName(RankedTensorType type) {
+/// The manifest's type (runtime/core/Manifest.h) of a tensor type.
+core::TensorType manifestType(RankedTensorType type) {
+  core::TensorType t;
   switch (*interp::getElementKind(type.getElementType())) {
-  case interp::ElementKind::F32: return "f32";
-  case interp::ElementKind::F64: return "f64";
-  case interp::ElementKind::F16: return "f16";
-  case interp::ElementKind::BF16: return "bf16";
-  case interp::ElementKind::I32: return "i32";
-  case interp::ElementKind::I64: return "i64";
-  case interp::ElementKind::I1: return "i1";
+  case interp::ElementKind::F32: t.dtype = core::DType::F32; break;
+  case interp::ElementKind::F64: t.dtype = core::DType::F64; break;
+  case interp::ElementKind::F16: t.dtype = core::DType::F16; break;
+  case interp::ElementKind::BF16: t.dtype = core::DType::BF16; break;
+  case interp::ElementKind::I32: t.dtype = core::DType::I32; break;
+  case interp::ElementKind::I64: t.dtype = core::DType::I64; break;
+  case interp::ElementKind::I1: t.dtype = core::DType::I1; break;
   }
-  return "?";
-}
-
-void printTensor(llvm::raw_ostream &os, RankedTensorType type) {
-  os << dtypeName(type) << " [";
-  llvm::interleave(type.getShape(), os, ",");
-  os << "]";
+  t.shape.assign(type.getShape().begin(), type.getShape().end());
+  return t;
 }
 
 } // namespace
@@ -114,37 +113,31 @@ void printTensor(llvm::raw_ostream &os, RankedTensorType type) {
 std::string stepManifest(llvm::StringRef target,
                          const llvm::StringMap<CompiledModule::Signature> &signatures,
                          ModuleOp source, const llvm::StringMap<PredictedMemory> &predicted) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "cotangent-manifest 1\ntarget " << target << "\n";
-  std::vector<llvm::StringRef> names;
-  for (const auto &entry : signatures)
-    names.push_back(entry.first());
-  llvm::sort(names);
-  for (llvm::StringRef name : names) {
-    const CompiledModule::Signature &sig = signatures.find(name)->second;
-    os << "function " << name << " " << packedEntryName(name) << "\n";
-    for (RankedTensorType t : sig.inputs) {
-      os << "  arg ";
-      printTensor(os, t);
-      os << "\n";
-    }
+  core::Manifest manifest;
+  manifest.target = target.str();
+  for (const auto &[name, sig] : signatures) {
+    core::Function &fn = manifest.functions[name.str()];
+    fn.name = name.str();
+    fn.entry = packedEntryName(name);
+    for (RankedTensorType t : sig.inputs)
+      fn.args.push_back(manifestType(t));
     for (auto [t, kind] : llvm::zip(sig.results, sig.resultKinds)) {
-      os << "  result ";
-      printTensor(os, t);
-      os << (kind == MemoryKind::PinnedHost ? " pinned_host\n" : " device\n");
+      fn.results.push_back(manifestType(t));
+      fn.pinnedHost.push_back(kind == MemoryKind::PinnedHost);
     }
   }
   for (const auto &entry : jx::getSplitSymbols(source)) {
     if (!signatures.contains(entry.second.fwd) || !signatures.contains(entry.second.bwd))
       continue;
-    os << "split " << entry.first() << " " << entry.second.fwd << " " << entry.second.bwd << " "
-       << entry.second.numPrimalResults << "\n";
-    if (auto plan = predicted.find(entry.first()); plan != predicted.end())
-      os << "plan " << entry.first() << " " << plan->second.peakBytes << " "
-         << plan->second.residualBytes << "\n";
+    core::Split split{entry.first().str(), entry.second.fwd, entry.second.bwd,
+                      static_cast<int64_t>(entry.second.numPrimalResults)};
+    if (auto plan = predicted.find(entry.first()); plan != predicted.end()) {
+      split.predictedPeakBytes = plan->second.peakBytes;
+      split.predictedResidualBytes = plan->second.residualBytes;
+    }
+    manifest.splits.push_back(std::move(split));
   }
-  return text;
+  return core::writeManifest(manifest);
 }
 
 void addManifest(llvm::Module &module, llvm::StringRef text) {

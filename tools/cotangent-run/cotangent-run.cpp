@@ -159,18 +159,10 @@ static std::string typeName(RankedTensorType t) {
 }
 
 static void printSummary(llvm::raw_ostream &os, llvm::StringRef label, const Tensor &t) {
-  os << label << ": " << typeName(t.getType()) << " [";
-  int64_t n = t.getNumElements();
-  double sum = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    double v = t.isFloat() ? t.getDouble(i) : static_cast<double>(t.getInt(i));
-    sum += v;
-    if (i < numValues)
-      os << (i ? ", " : "") << llvm::format("%.6g", v);
-  }
-  if (n > numValues)
-    os << ", ...";
-  os << "] sum=" << llvm::format("%.6g", sum) << "\n";
+  os << ::cotangent::core::valueSummary(
+      label, typeName(t.getType()), t.getNumElements(),
+      [&](int64_t i) { return t.isFloat() ? t.getDouble(i) : static_cast<double>(t.getInt(i)); },
+      numValues);
 }
 
 static Tensor randomTensor(RankedTensorType type, std::mt19937_64 &rng) {

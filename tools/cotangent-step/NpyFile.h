@@ -10,12 +10,17 @@
 #ifndef COTANGENT_TOOLS_COTANGENT_STEP_NPYFILE_H
 #define COTANGENT_TOOLS_COTANGENT_STEP_NPYFILE_H
 
-#include "tools/cotangent-step/Manifest.h"
+#include "runtime/core/Manifest.h"
 
 #include <string>
 #include <vector>
 
 namespace cotangent::step {
+
+using core::byteWidth;
+using core::DType;
+using core::dtypeName;
+using core::TensorType;
 
 struct Array {
   TensorType type;

@@ -20,12 +20,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/core/Manifest.h"
 #include "runtime/core/SplitReport.h"
 #include "runtime/core/SplitRun.h"
 #include "runtime/cuda/CudaRuntime.h"
 #include "runtime/cuda/KernelProfile.h"
 #include "tools/cotangent-step/ArrayDifference.h"
-#include "tools/cotangent-step/Manifest.h"
 #include "tools/cotangent-step/NpyFile.h"
 #include "tools/common/Version.h"
 
@@ -43,7 +43,10 @@
 #include <set>
 
 using namespace cotangent::step;
+using cotangent::core::Function;
+using cotangent::core::Manifest;
 using cotangent::core::MemRefDescriptor;
+using cotangent::core::Split;
 
 namespace {
 
@@ -365,10 +368,10 @@ double median(std::vector<double> v) {
 }
 
 void printSummary(const char *label, size_t i, const Array &a) {
-  double sum = 0;
-  for (int64_t k = 0, n = a.type.elements(); k < n; ++k)
-    sum += a.at(k);
-  std::printf("%s %zu: %s sum=%.6g\n", label, i, a.type.str().c_str(), sum);
+  std::printf("%s", cotangent::core::valueSummary(std::string(label) + " " + std::to_string(i),
+                                                  a.type.str(), a.type.elements(),
+                                                  [&](int64_t k) { return a.at(k); })
+                        .c_str());
 }
 
 /// JSON has no inf or nan.

@@ -1,11 +1,22 @@
-//===- Manifest.cpp - parsing a step's manifest ---------------------------===//
+//===- Manifest.cpp - writing and parsing a step's manifest ---------------===//
+//
+//   cotangent-manifest 1
+//   target cuda sm_80,sm_90
+//   function mlp_fwd _cotangent_packed_mlp_fwd
+//     arg f32 [8,16]
+//     result f32 [8,4] device
+//     result f32 [8,32] pinned_host
+//   split mlp mlp_fwd mlp_bwd 1
+//   plan mlp 5248 4096
+//
+//===----------------------------------------------------------------------===//
 
-#include "tools/cotangent-step/Manifest.h"
+#include "runtime/core/Manifest.h"
 
 #include <algorithm>
 #include <sstream>
 
-namespace cotangent::step {
+namespace cotangent::core {
 
 int64_t byteWidth(DType dtype) {
   switch (dtype) {
@@ -71,7 +82,40 @@ bool parseType(std::istringstream &line, TensorType &type) {
   return true;
 }
 
+void writeType(std::ostringstream &out, const TensorType &type) {
+  out << dtypeName(type.dtype) << " [";
+  for (size_t i = 0; i < type.shape.size(); ++i)
+    out << (i ? "," : "") << type.shape[i];
+  out << "]";
+}
+
 } // namespace
+
+std::string writeManifest(const Manifest &manifest) {
+  std::ostringstream out;
+  out << "cotangent-manifest 1\ntarget " << manifest.target << "\n";
+  for (const auto &[name, fn] : manifest.functions) {
+    out << "function " << name << " " << fn.entry << "\n";
+    for (const TensorType &t : fn.args) {
+      out << "  arg ";
+      writeType(out, t);
+      out << "\n";
+    }
+    for (size_t i = 0; i < fn.results.size(); ++i) {
+      out << "  result ";
+      writeType(out, fn.results[i]);
+      out << (fn.pinnedHost[i] ? " pinned_host\n" : " device\n");
+    }
+  }
+  for (const Split &split : manifest.splits) {
+    out << "split " << split.base << " " << split.fwd << " " << split.bwd << " "
+        << split.numOutputs << "\n";
+    if (split.predictedPeakBytes >= 0)
+      out << "plan " << split.base << " " << split.predictedPeakBytes << " "
+          << split.predictedResidualBytes << "\n";
+  }
+  return out.str();
+}
 
 bool parseManifest(const std::string &text, Manifest &manifest, std::string &error) {
   std::istringstream in(text);
@@ -148,4 +192,4 @@ bool parseManifest(const std::string &text, Manifest &manifest, std::string &err
   return true;
 }
 
-} // namespace cotangent::step
+} // namespace cotangent::core

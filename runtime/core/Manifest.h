@@ -1,21 +1,23 @@
 //===- Manifest.h - what a compiled step says about itself ------*- C++ -*-===//
 //
-// The text `cotangent_manifest()` of a step object returns
-// (runtime/host/ObjectFile.h writes it): its target, each public function
-// with its packed entry, argument and result types and result memory kinds,
-// and its forward/backward splits. Read without MLIR.
+// The one schema of a compiled step's signatures, with its writer and its
+// reader: the text `cotangent_manifest()` of a step object returns (written
+// by runtime/host/ObjectFile.cpp's stepManifest, read by cotangent-step):
+// its target, each public function with its packed entry, argument and
+// result types (dtype and shape) and result memory kinds, its
+// forward/backward splits and their predicted memory. Free of MLIR.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef COTANGENT_TOOLS_COTANGENT_STEP_MANIFEST_H
-#define COTANGENT_TOOLS_COTANGENT_STEP_MANIFEST_H
+#ifndef COTANGENT_RUNTIME_CORE_MANIFEST_H
+#define COTANGENT_RUNTIME_CORE_MANIFEST_H
 
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
-namespace cotangent::step {
+namespace cotangent::core {
 
 enum class DType { F32, F64, F16, BF16, I32, I64, I1 };
 
@@ -51,9 +53,13 @@ struct Manifest {
   std::vector<Split> splits;
 };
 
+/// The manifest's text: functions by name, then the splits in order, each
+/// with its `plan` line where it has a prediction.
+std::string writeManifest(const Manifest &manifest);
+
 /// Parses `text`; on error returns false with `error` naming the line.
 bool parseManifest(const std::string &text, Manifest &manifest, std::string &error);
 
-} // namespace cotangent::step
+} // namespace cotangent::core
 
-#endif // COTANGENT_TOOLS_COTANGENT_STEP_MANIFEST_H
+#endif // COTANGENT_RUNTIME_CORE_MANIFEST_H
