@@ -16,6 +16,7 @@ set(COTANGENT_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/Cotangent")
 
 # Imported name (Cotangent::<name>) and the library behind it, bottom-up.
 set(COTANGENT_EXPORTED_LIBRARIES
+  runtime_core  CotangentRuntimeCore
   jx            CotangentJx
   interpreter   CotangentInterpreter
   passes        CotangentPasses
@@ -23,7 +24,6 @@ set(COTANGENT_EXPORTED_LIBRARIES
   gpu_lowering  CotangentGpuLowering
   analysis      CotangentAnalysis
   comm          CotangentComm
-  runtime_core  CotangentRuntimeCore
   host_runtime  CotangentHostRuntime
   runtime       CotangentCpuRuntime
   cuda_driver   CotangentCudaDriver

@@ -12,26 +12,14 @@
 #ifndef COTANGENT_RUNTIME_CORE_MANIFEST_H
 #define COTANGENT_RUNTIME_CORE_MANIFEST_H
 
+#include "runtime/core/TensorType.h"
+
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace cotangent::core {
-
-enum class DType { F32, F64, F16, BF16, I32, I64, I1 };
-
-struct TensorType {
-  DType dtype = DType::F32;
-  std::vector<int64_t> shape;
-  int64_t elements() const;
-  int64_t bytes() const;
-  /// "f32[256,1024]"
-  std::string str() const;
-};
-
-int64_t byteWidth(DType dtype);
-const char *dtypeName(DType dtype);
 
 struct Function {
   std::string name, entry;

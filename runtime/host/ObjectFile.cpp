@@ -94,18 +94,8 @@ namespace {
 
 /// The manifest's type (runtime/core/Manifest.h) of a tensor type.
 core::TensorType manifestType(RankedTensorType type) {
-  core::TensorType t;
-  switch (*interp::getElementKind(type.getElementType())) {
-  case interp::ElementKind::F32: t.dtype = core::DType::F32; break;
-  case interp::ElementKind::F64: t.dtype = core::DType::F64; break;
-  case interp::ElementKind::F16: t.dtype = core::DType::F16; break;
-  case interp::ElementKind::BF16: t.dtype = core::DType::BF16; break;
-  case interp::ElementKind::I32: t.dtype = core::DType::I32; break;
-  case interp::ElementKind::I64: t.dtype = core::DType::I64; break;
-  case interp::ElementKind::I1: t.dtype = core::DType::I1; break;
-  }
-  t.shape.assign(type.getShape().begin(), type.getShape().end());
-  return t;
+  return {*interp::getElementKind(type.getElementType()),
+          {type.getShape().begin(), type.getShape().end()}};
 }
 
 } // namespace

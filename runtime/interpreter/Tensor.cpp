@@ -161,20 +161,7 @@ bool cotangent::interp::isSupportedType(mlir::Type type) {
 }
 
 int64_t cotangent::interp::getElementByteWidth(ElementKind kind) {
-  switch (kind) {
-  case ElementKind::F64:
-  case ElementKind::I64:
-    return 8;
-  case ElementKind::F32:
-  case ElementKind::I32:
-    return 4;
-  case ElementKind::F16:
-  case ElementKind::BF16:
-    return 2;
-  case ElementKind::I1:
-    return 1;
-  }
-  return 1;
+  return core::byteWidth(kind);
 }
 
 static const llvm::fltSemantics &halfSemantics(ElementKind kind) {

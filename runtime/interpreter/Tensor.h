@@ -19,6 +19,8 @@
 #ifndef COTANGENT_RUNTIME_INTERPRETER_TENSOR_H
 #define COTANGENT_RUNTIME_INTERPRETER_TENSOR_H
 
+#include "runtime/core/TensorType.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
@@ -54,7 +56,8 @@ private:
 };
 
 /// The element types of jx, as the interpreter dispatches on them.
-enum class ElementKind { F32, F64, F16, BF16, I32, I64, I1 };
+/// The element types jx has: the runtime's one dtype (runtime/core/TensorType.h).
+using ElementKind = core::DType;
 
 /// The kind of `type`, or failure for a type jx does not have.
 llvm::FailureOr<ElementKind> getElementKind(mlir::Type type);
