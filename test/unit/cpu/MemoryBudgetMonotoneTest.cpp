@@ -1,0 +1,83 @@
+// memory_budget on a real model: a pre-LN transformer block
+// (bench/TransformerModel.h, one budget region) swept over budgets from
+// below its smallest peak to above its peak without remat. A smaller budget
+// never gives a larger peak (PyTorch's activation_memory_budget can:
+// pytorch#197838) nor fewer recomputed FLOPs, every schedule fits its
+// budget, a budget below the smallest peak is refused naming it, and above
+// the peak without remat nothing is rebuilt.
+#include "test/unit/cpu/PlanningContext.h"
+
+#include "bench/TransformerModel.h"
+#include "dialects/jx/JxSplit.h"
+#include "passes/Passes.h"
+#include "passes/remat/MemoryBudget.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <catch2/catch.hpp>
+
+using mlir::cotangent::MemoryBudgetProblem;
+namespace bench = cotangent::bench;
+
+TEST_CASE("memory_budget on a transformer block: the peak and the FLOPs are monotone in the "
+          "budget",
+          "[cpu][memory][budget]") {
+  mlir::MLIRContext &ctx = planningContext();
+  auto module = bench::traceTransformer(ctx, {.blocks = 1, .seq = 16, .width = 32, .heads = 2},
+                                        cotangent::policies::memory_budget(1.0))
+                    .takeModule();
+  mlir::PassManager pm(&ctx);
+  pm.addPass(mlir::cotangent::createJxVjpPass());
+  REQUIRE(mlir::succeeded(pm.run(*module)));
+  auto pair = mlir::jx::lookupSplitPair(*module, "transformer");
+  REQUIRE(pair);
+  auto problem = MemoryBudgetProblem::build(pair->fwd, pair->bwd,
+                                            mlir::cotangent::getBudgetRegions(pair->fwd));
+  REQUIRE(mlir::succeeded(problem));
+  REQUIRE(problem->numCandidates() > 10);
+
+  // The range of peaks: the frontier's lowest, and the peak without remat.
+  auto frontier = problem->frontier(60);
+  REQUIRE(mlir::succeeded(frontier));
+  REQUIRE(frontier->has_value());
+  int64_t smallest = (*frontier)->points.back().peakBytes;
+  int64_t largest = (*frontier)->noRematPeakBytes;
+  REQUIRE(smallest < largest);
+
+  std::vector<int64_t> budgets{smallest - 1, smallest};
+  for (int i = 1; i < 5; ++i)
+    budgets.push_back(smallest + (largest - smallest) * i / 5);
+  budgets.push_back(largest + 4096);
+
+  int64_t previousPeak = 0, previousFlops = INT64_MAX;
+  for (int64_t budget : budgets) {
+    INFO("budget " << budget << " bytes (smallest peak " << smallest << ", without remat "
+                   << largest << ")");
+    std::string message;
+    mlir::ScopedDiagnosticHandler quiet(&ctx, [&](mlir::Diagnostic &d) {
+      message = d.str();
+      return mlir::success();
+    });
+    // Below the smallest peak the search runs out of its time (5 s here)
+    // and refuses; the smallest peak's proof is MemoryBudgetTest's, on
+    // small programs.
+    bool feasible = budget >= smallest;
+    auto schedule = problem->solve(budget, std::nullopt, feasible ? 60 : 5, /*prove=*/false,
+                                   /*findSmallestPeak=*/feasible);
+    if (!feasible) {
+      CHECK(mlir::failed(schedule));
+      CHECK(message.find("no schedule of this step peaks within " + std::to_string(budget)) !=
+            std::string::npos);
+      continue;
+    }
+    REQUIRE(mlir::succeeded(schedule));
+    CHECK(schedule->peakBytes <= budget);
+    CHECK(schedule->peakBytes >= previousPeak);
+    CHECK(schedule->recomputedFlops <= previousFlops);
+    previousPeak = schedule->peakBytes;
+    previousFlops = schedule->recomputedFlops;
+  }
+  CHECK(previousFlops == 0); // above the peak without remat nothing is rebuilt
+  CHECK(previousPeak == largest);
+}
