@@ -33,6 +33,14 @@ std::optional<int64_t> elementBytes(Type t) {
   return std::nullopt;
 }
 
+} // namespace
+
+int64_t mlir::cotangent::bufferBytes(MemRefType type) {
+  return type.getNumElements() * elementBytes(type.getElementType()).value_or(0);
+}
+
+namespace {
+
 unsigned widthOf(Type t) {
   if (auto i = dyn_cast<IntegerType>(t))
     return i.getWidth();
@@ -108,7 +116,7 @@ int BufferSimulator::external(MemRefType type) {
   b.type = type;
   b.sizes.assign(type.getShape().begin(), type.getShape().end());
   if (type.hasStaticShape()) {
-    b.bytes = type.getNumElements() * elementBytes(type.getElementType()).value_or(0);
+    b.bytes = bufferBytes(type);
     // An argument's index (a lax.switch's) is decided where it is first read.
     trackContents(b, type.getNumElements());
   }

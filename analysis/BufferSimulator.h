@@ -34,6 +34,10 @@ class AllocOp;
 
 namespace mlir::cotangent {
 
+/// Bytes of a static memref's buffer as the LLVM lowering lays it out
+/// (i1: one byte an element, index: eight).
+int64_t bufferBytes(MemRefType type);
+
 /// What the simulator knows of an SSA value.
 struct AbstractValue {
   int block = -1;                ///< for a memref: the block it views

@@ -164,9 +164,7 @@ LogicalResult runSplit(BufferSimulator &sim, func::FuncOp fwd, func::FuncOp bwd,
   ::cotangent::core::SplitLayout layout;
   layout.numOutputs = numOutputs;
   for (auto [i, t] : llvm::enumerate(fwd.getResultTypes())) {
-    auto type = cast<MemRefType>(t);
-    layout.resultBytes.push_back(type.getNumElements() *
-                                 std::max<int64_t>(type.getElementTypeBitWidth() / 8, 1));
+    layout.resultBytes.push_back(bufferBytes(cast<MemRefType>(t)));
     layout.offloaded.push_back(i >= numOutputs && offloaded[i - numOutputs]);
   }
   std::vector<PlanTarget::MemRefDescriptor> args, cotangents;

@@ -10,7 +10,7 @@
 #define COTANGENT_RUNTIME_CORE_RUNTIMEABI_H
 
 #include <optional>
-#include <span>
+#include <string>
 #include <string_view>
 
 namespace cotangent::core::abi {
@@ -27,43 +27,35 @@ struct EntryInfo {
   Entry id;
   std::string_view name;   ///< the function the lowering calls
   std::string_view symbol; ///< what the linker resolves: `_mlir_ciface_<name>` or name
-  bool cInterface;
   Targets targets;
   std::string_view returns, params; ///< its C prototype
 };
 
 inline constexpr EntryInfo kEntries[] = {
 #define COTANGENT_RUNTIME_ENTRY(Id, Name, CInterface, Targets, Returns, Params)                   \
-  {Entry::Id, Name, CInterface ? "_mlir_ciface_" Name : Name, CInterface, Targets, Returns, Params},
+  {Entry::Id, Name, CInterface ? "_mlir_ciface_" Name : Name, Targets, Returns, Params},
 #include "runtime/core/RuntimeAbi.def"
 };
 
 constexpr const EntryInfo &info(Entry id) { return kEntries[static_cast<unsigned>(id)]; }
-/// The function the lowering calls for `id`.
-constexpr std::string_view name(Entry id) { return info(id).name; }
 /// The symbol a runtime binds for `id`.
 constexpr std::string_view symbol(Entry id) { return info(id).symbol; }
 
-/// The entry whose symbol (or, with `byName`, whose called name) is `text`.
-constexpr std::optional<Entry> find(std::string_view text, bool byName = false) {
+/// The entry whose symbol is `text`.
+constexpr std::optional<Entry> find(std::string_view text) {
   for (const EntryInfo &e : kEntries)
-    if ((byName ? e.name : e.symbol) == text)
+    if (e.symbol == text)
       return e.id;
   return std::nullopt;
 }
 
-/// The batched product for operands of `elementBits`-bit floats (bf16:
-/// `brainFloat`).
-constexpr Entry batchMatmul(unsigned elementBits, bool brainFloat) {
-  return elementBits == 32   ? Entry::BatchMatmulF32
-         : elementBits == 64 ? Entry::BatchMatmulF64
-         : brainFloat        ? Entry::BatchMatmulBF16
-                             : Entry::BatchMatmulF16;
-}
-constexpr bool isBatchMatmul(std::string_view called) {
-  std::optional<Entry> e = find(called, /*byName=*/true);
-  return e && (*e == Entry::BatchMatmulF32 || *e == Entry::BatchMatmulF64 ||
-               *e == Entry::BatchMatmulBF16 || *e == Entry::BatchMatmulF16);
+/// "void *_mlir_memref_to_llvm_alloc(uint64_t bytes);": the entry's C
+/// declaration, as the AOT header writes it.
+inline std::string prototype(const EntryInfo &e) {
+  std::string text(e.returns);
+  if (!text.ends_with('*'))
+    text += ' ';
+  return text.append(e.symbol).append("(").append(e.params).append(");");
 }
 
 static_assert(info(Entry::MgpuSetDefaultDevice).id == Entry::MgpuSetDefaultDevice,

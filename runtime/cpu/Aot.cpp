@@ -77,11 +77,8 @@ llvm::LogicalResult CpuModule::emitHeader(llvm::StringRef path) const {
     os << "} cotangent_memref_" << r << ";\n\n";
   }
   os << "/* The runtime entry points the object calls (runtime/core/RuntimeAbi.def). */\n";
-  for (const core::abi::EntryInfo *entry : called) {
-    std::string_view returns = entry->returns;
-    os << returns << (returns.ends_with('*') ? "" : " ") << entry->symbol << "(" << entry->params
-       << ");\n";
-  }
+  for (const core::abi::EntryInfo *entry : called)
+    os << core::abi::prototype(*entry) << "\n";
   os << "\n";
   std::vector<llvm::StringRef> names;
   for (const auto &entry : signatures)

@@ -19,8 +19,8 @@
 
 #include "runtime/host/CompiledModule.h"
 
-#include "runtime/host/AllocationFailure.h"
 #include "runtime/core/SplitRun.h"
+#include "runtime/host/AllocationFailure.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/ScopeExit.h"

@@ -40,7 +40,6 @@
 #include <fstream>
 #include <optional>
 #include <random>
-#include <set>
 
 using namespace cotangent::step;
 using cotangent::core::Function;
@@ -257,7 +256,7 @@ public:
   }
 
   /// Frees what a step left (its outputs' and gradients' blocks).
-  void release(const Result &r) {
+  void releaseResults(const Result &r) {
     for (void *block : r.resultBlocks)
       if (cotangent_cuda_block_size(block) >= 0) // not pinned memory
         cotangent_cuda_free(block);
@@ -486,7 +485,7 @@ int main(int argc, char **argv) {
     outputs.push_back(download(fwd.results[i], measured.outputs[i]));
   for (size_t i = 0; i < bwd.results.size(); ++i)
     gradients.push_back(download(bwd.results[i], measured.gradients[i]));
-  step.release(measured);
+  step.releaseResults(measured);
   if (cotangent_cuda_live_bytes() != before)
     fail("a step leaked " + std::to_string(cotangent_cuda_live_bytes() - before) + " device bytes");
 
@@ -526,7 +525,7 @@ int main(int argc, char **argv) {
     return std::pair(r, s);
   };
   for (int i = 0; i < o.warmup; ++i)
-    step.release(timedStep().first);
+    step.releaseResults(timedStep().first);
   std::vector<double> times;
   double replayDiff = 0;
   for (int i = 0; i < o.repeat; ++i) {
@@ -538,7 +537,7 @@ int main(int argc, char **argv) {
             replayDiff, difference(download(bwd.results[k], r.gradients[k]), gradients[k])
                             .value_or(Difference{.abs = INFINITY})
                             .relative());
-    step.release(r);
+    step.releaseResults(r);
   }
   if (graph)
     cotangent_cuda_graph_destroy(graph);
@@ -548,7 +547,7 @@ int main(int argc, char **argv) {
   if (o.profile > 0) {
     if (!cotangent::cuda::beginKernelProfile())
       fail("--profile: " + runtimeError());
-    step.release(eagerStep());
+    step.releaseResults(eagerStep());
     profile = cotangent::cuda::endKernelProfile();
     if (*cotangent_cuda_last_error())
       fail("the profiled step failed on the GPU: " + runtimeError());
