@@ -24,6 +24,13 @@ struct MemoryPlanOracle : PeakOracle {
     return PredictedPeak{plan.peakBytes, plan.backwardPeakBytes,
                          plan.timeline.empty() ? 0 : plan.timeline.back().live};
   }
+
+  FailureOr<int64_t> predictStep(ModuleOp module, StringRef step) const override {
+    FailureOr<MemoryPlan> plan = predictCallPlan(module, step);
+    if (failed(plan))
+      return failure();
+    return plan->peakBytes;
+  }
 };
 
 } // namespace

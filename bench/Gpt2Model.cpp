@@ -33,6 +33,20 @@ Traced bench::traceGpt2(mlir::MLIRContext &ctx, const gpt2::Config &config, int6
   return trace(opts, loss, params, i32({batch, seq}), i32({batch, seq}));
 }
 
+Traced bench::traceGpt2Block(mlir::MLIRContext &ctx, const gpt2::Config &config, int64_t batch,
+                             int64_t seq, const Policy &policy) {
+  gpt2::Config one = config;
+  one.n_layer = 1;
+  auto params = gpt2::make_params<Spec>(
+      one, [](const std::string &, const Shape &shape) { return f32(shape); });
+  auto loss = [&](const gpt2::Block<Tensor> &p, const Tensor &x) {
+    return np::sum(gpt2::block(config, p, x));
+  };
+  const TraceOptions opts{.name = "gpt2_block", .arg_names = {"params", "x"}, .context = &ctx};
+  return trace(opts, checkpoint(loss, {.policy = policy}), params.h.front(),
+               f32({batch, seq, config.n_embd}));
+}
+
 namespace {
 
 int64_t argumentBytes(mlir::func::FuncOp fn) {

@@ -31,6 +31,13 @@ Traced traceGpt2(mlir::MLIRContext &ctx, const gpt2::Config &config, int64_t bat
                  nn::AttentionImplementation attention = nn::AttentionImplementation::Fused,
                  const std::optional<Policy> &wholePolicy = std::nullopt);
 
+/// `@gpt2_block(params, x) -> sum(block(x))`: one of `config`'s blocks
+/// (models/gpt2's gpt2::block, attention fused) on x f32[batch, seq,
+/// n_embd], the whole block under `policy`: the graph cotangent-bench --run
+/// partitioner gives Cotangent's budget and PyTorch's partitioner.
+Traced traceGpt2Block(mlir::MLIRContext &ctx, const gpt2::Config &config, int64_t batch,
+                      int64_t seq, const Policy &policy);
+
 /// How a GPT-2 step is checkpointed and written, for runGpt2Step.
 struct Gpt2Variant {
   std::optional<Policy> blockPolicy;

@@ -36,6 +36,7 @@
 #include "bench/RandomArguments.h"
 #include "bench/AttentionMemory.h"
 #include "bench/FitUnderCap.h"
+#include "bench/PartitionerComparison.h"
 #include "bench/JaxComparison.h"
 #include "tools/common/CommandLine.h"
 #include "tracer/Autodiff.h"
@@ -75,7 +76,8 @@ namespace cl = llvm::cl;
 namespace {
 
 enum class Benchmark {
-  Dot, Mlp, Budget, Frontier, Compare, CompareSmall, Gpt2, Attention, Fit, Train, DeviceLoop
+  Dot, Mlp, Budget, Frontier, Compare, CompareSmall, Gpt2, Attention, Fit, Partitioner, Train,
+  DeviceLoop
 };
 
 /// Only the bench's own flags show in --help (libLLVM registers hundreds).
@@ -112,6 +114,11 @@ cl::list<Benchmark, bool, tools::ChoiceParser<Benchmark>> benchmarks(
                           "memory_budget over the step, against JAX's per policy and PyTorch's "
                           "per activation_memory_budget (--gpt2 sets the preset, default 124M; "
                           "--seq the sequence, default 256; not run by default)"),
+               clEnumValN(Benchmark::Partitioner, "partitioner",
+                          "memory_budget at each point of PyTorch's min-cut partitioner "
+                          "(activation_memory_budget 0.0-1.0, bench/torch_partitioner.py) on a "
+                          "GPT-2 block and the 8 x 1024 tanh MLP: peaks and recomputed FLOPs "
+                          "side by side (not run by default)"),
                clEnumValN(Benchmark::Train, "train",
                           "the MLP's whole training step (loss, gradient, clipped AdamW) in "
                           "one jit against the bare value_and_grad step (not run by default)"),
@@ -177,7 +184,7 @@ cl::opt<std::string> jaxPython(
 
 cl::opt<std::string> torchPython(
     cl::cat(benchOptions), "torch-python",
-    cl::desc("the python of a venv with PyTorch for --run fit (default: the one "
+    cl::desc("the python of a venv with PyTorch for --run fit and partitioner (default: the one "
              "scripts/torch-venv.sh makes in build/torch-venv)"),
     cl::value_desc("path"));
 cl::opt<std::string> fitData(
@@ -660,6 +667,8 @@ int main(int argc, char **argv) {
                                                                     fitCaps.end()),
                    .repeats = repeats, .python = jaxPython, .torchPython = torchPython,
                    .dataPath = fitData})) ||
+        (runs(Benchmark::Partitioner) &&
+         bench::benchPartitioner(ctx, {.torchPython = torchPython})) ||
         (runs(Benchmark::Attention) &&
          bench::benchAttentionMemory(
              ctx, {.preset = gpt2Preset.empty() ? std::string("124M") : gpt2Preset.getValue(),

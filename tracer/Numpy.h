@@ -94,8 +94,9 @@ Tensor where(const Operand &cond, const Operand &x, const Operand &y,
 /// numpy.dot: inner product, matrix-vector, matrix-matrix; for N-D operands
 /// the last axis of `a` against the second-to-last of `b`.
 Tensor dot(const Tensor &a, const Tensor &b, SrcLoc loc = SrcLoc::current());
-/// numpy.matmul: like dot for rank <= 2; leading axes are broadcast batch
-/// dimensions (a dot_general with batch dims).
+/// numpy.matmul: like dot for rank <= 2 and for a matrix `b` (a's leading
+/// axes contracted against it, never copied per batch element); otherwise
+/// leading axes are broadcast batch dimensions (a dot_general with batch dims).
 Tensor matmul(const Tensor &a, const Tensor &b, SrcLoc loc = SrcLoc::current());
 /// lax.dot_general: contracts a's `lhs_contracting` axes with b's
 /// `rhs_contracting`, pairs `lhs_batch` with `rhs_batch`; the result is

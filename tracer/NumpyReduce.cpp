@@ -161,6 +161,12 @@ Tensor matmul(const Tensor &a0, const Tensor &b0, SrcLoc loc) {
     return dot(a, b, loc);
   if (a.rank() == 1 || b.rank() == 1)
     return dot(a, b, loc);
+  // A matrix on the right has no batch axes to broadcast: contracting a's
+  // last axis with it is the same product (JAX's dot_general) without the
+  // matrix copied per batch element, and its gradient is one product over
+  // every leading axis, not one per element summed after.
+  if (b.rank() == 2)
+    return dot(a, b, loc);
   // Leading axes are batch axes, broadcast against each other.
   Shape ba(a.shape().begin(), a.shape().end() - 2), bb(b.shape().begin(), b.shape().end() - 2);
   Shape batch = detail::broadcastShapes({ba, bb}, "dot_general", {a.str(), b.str()}, loc);

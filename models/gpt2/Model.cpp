@@ -72,14 +72,14 @@ Tensor attention(const gpt2::Config &config, const gpt2::ModelOptions &o,
   return linear(o, p.c_proj, np::reshape(y, {b, t, c}, loc), loc);
 }
 
-Tensor block(const gpt2::Config &config, const gpt2::ModelOptions &o, const gpt2::Block<Tensor> &p,
-             const Tensor &x, const SrcLoc &loc) {
+} // namespace
+
+Tensor gpt2::block(const Config &config, const Block<Tensor> &p, const Tensor &x,
+                   const ModelOptions &o, SrcLoc loc) {
   Tensor h = np::add(x, attention(config, o, p.attn, norm(config, p.ln_1, x, loc), loc), loc);
   Tensor hidden = nn::gelu(linear(o, p.mlp.c_fc, norm(config, p.ln_2, h, loc), loc), true, loc);
   return np::add(h, linear(o, p.mlp.c_proj, hidden, loc), loc);
 }
-
-} // namespace
 
 Tensor gpt2::logits(const Config &config, const Params<Tensor> &params, const Tensor &ids,
                     const ModelOptions &options, SrcLoc loc) {
@@ -100,7 +100,7 @@ Tensor gpt2::logits(const Config &config, const Params<Tensor> &params, const Te
   Tensor positions = np::slice_in_dim(params.wpe.at("weight"), 0, t, 1, 0, loc);
   Tensor x = np::add(np::take(wte, ids, 0, loc), positions, loc);
   auto layer = [&config, &options, loc](const Block<Tensor> &p, const Tensor &in) {
-    return block(config, options, p, in, loc);
+    return block(config, p, in, options, loc);
   };
   for (const Block<Tensor> &p : params.h)
     x = options.block_policy ? checkpoint(layer, {.policy = options.block_policy})(p, x)

@@ -43,6 +43,11 @@ struct ModelOptions {
   nn::AttentionImplementation attention = nn::AttentionImplementation::Fused;
 };
 
+/// One pre-LN block of x f32[batch, seq, n_embd]: x + attention(ln_1(x)),
+/// then h + mlp(ln_2(h)).
+Tensor block(const Config &config, const Block<Tensor> &params, const Tensor &x,
+             const ModelOptions &options = {}, SrcLoc loc = SrcLoc::current());
+
 /// The logits f32[batch, seq, vocab] of integer token ids [batch, seq]
 /// (seq <= block_size).
 Tensor logits(const Config &config, const Params<Tensor> &params, const Tensor &ids,

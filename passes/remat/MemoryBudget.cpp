@@ -26,6 +26,7 @@
 
 #include "dialects/jx/JxSplit.h"
 #include "passes/SplitRewrite.h"
+#include "passes/autodiff/VjpComposition.h"
 #include "passes/remat/Milp.h"
 #include "passes/remat/Remat.h"
 
@@ -252,9 +253,9 @@ RegionChoices MemoryBudgetProblem::choicesFor(const llvm::BitVector &rebuilt,
   return choices;
 }
 
-/// Leaves in `module` only `fwd`, `bwd` and the functions they call: the
-/// oracle lowers the whole module, and the primal and the composing
-/// functions are not the split.
+/// Leaves in `module` only the split's halves and the functions they call:
+/// the oracle lowers the whole module. The forward then names no primal
+/// (pruned away).
 static void pruneToSplit(ModuleOp module, func::FuncOp fwd, func::FuncOp bwd) {
   ForwardAttr forward = getForwardAttr(fwd);
   fwd->setAttr(kForwardAttrName,
@@ -275,16 +276,38 @@ static void pruneToSplit(ModuleOp module, func::FuncOp fwd, func::FuncOp bwd) {
       op.erase();
 }
 
-FailureOr<PredictedPeak> MemoryBudgetProblem::predict(const llvm::BitVector &rebuilt) const {
+FailureOr<MemoryBudgetProblem::Scheduled>
+MemoryBudgetProblem::scheduled(const llvm::BitVector &rebuilt) const {
   auto module = fwd->getParentOfType<ModuleOp>();
-  OwningOpRef<ModuleOp> clone = module.clone();
-  auto cloneFwd = clone->lookupSymbol<func::FuncOp>(fwd.getSymName());
-  auto cloneBwd = clone->lookupSymbol<func::FuncOp>(bwd.getSymName());
-  pruneToSplit(*clone, cloneFwd, cloneBwd);
-  RegionChoices choices = choicesFor(rebuilt, cloneFwd);
-  if (failed(applyRematPolicies(cloneFwd, cloneBwd, &choices)))
+  Scheduled out{module.clone(), {}, {}};
+  out.fwd = out.module->lookupSymbol<func::FuncOp>(fwd.getSymName());
+  out.bwd = out.module->lookupSymbol<func::FuncOp>(bwd.getSymName());
+  pruneToSplit(*out.module, out.fwd, out.bwd);
+  RegionChoices choices = choicesFor(rebuilt, out.fwd);
+  if (failed(applyRematPolicies(out.fwd, out.bwd, &choices)))
     return failure();
-  return oracle->predict(*clone, getSplitName({cloneFwd, cloneBwd}));
+  return out;
+}
+
+FailureOr<PredictedPeak> MemoryBudgetProblem::predict(const llvm::BitVector &rebuilt) const {
+  FailureOr<Scheduled> split = scheduled(rebuilt);
+  if (failed(split))
+    return failure();
+  return oracle->predict(*split->module, getSplitName({split->fwd, split->bwd}));
+}
+
+FailureOr<int64_t> MemoryBudgetProblem::predictStep(const llvm::BitVector &rebuilt) const {
+  FailureOr<Scheduled> split = scheduled(rebuilt);
+  if (failed(split))
+    return failure();
+  // The step over the new residual lists, named after the forward (the
+  // pruned split names no primal).
+  emitVjpFunctions(split->fwd, split->bwd);
+  std::string step = (split->fwd.getSymName() + "_value_and_grad").str();
+  if (!split->module->lookupSymbol<func::FuncOp>(step))
+    return emitError(loc) << "memory_budget: the step is no value-and-grad step (its function "
+                             "does not return one scalar)";
+  return oracle->predictStep(*split->module, step);
 }
 
 int64_t MemoryBudgetProblem::fixedBytes(const PredictedPeak &saveAll, Bound bound) const {
@@ -481,23 +504,27 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
     answer.schedule = readSchedule(milp, columns);
     return answer;
   };
-  // Checks a schedule with the oracle; keeps it if it fits and is cheaper.
-  auto check = [&](const llvm::BitVector &schedule) -> FailureOr<bool> {
-    FailureOr<PredictedPeak> peak = predict(schedule);
-    if (failed(peak))
-      return failure();
+  // Records a prediction; keeps the schedule if it fits and is cheaper.
+  auto record = [&](const llvm::BitVector &schedule, const PredictedPeak &peak) {
     ++result.schedulesChecked;
-    smallestPeak = std::min(smallestPeak, peak->peakBytes);
-    lastPeak = peak->peakBytes;
-    if (peak->peakBytes > result.budgetBytes) {
+    smallestPeak = std::min(smallestPeak, peak.peakBytes);
+    lastPeak = peak.peakBytes;
+    if (peak.peakBytes > result.budgetBytes) {
       rejected.push_back({schedule, savedProducers(schedule)});
       return false;
     }
     if (!best || flops(schedule) < flops(*best)) {
       best = schedule;
-      bestPeak = peak->peakBytes;
+      bestPeak = peak.peakBytes;
     }
     return true;
+  };
+  // Checks a schedule with the oracle.
+  auto check = [&](const llvm::BitVector &schedule) -> FailureOr<bool> {
+    FailureOr<PredictedPeak> peak = predict(schedule);
+    if (failed(peak))
+      return failure();
+    return record(schedule, *peak);
   };
 
   // First under the tight bound (the backward's own buffers taken as fixed),
@@ -505,19 +532,26 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
   // for schedules cheaper than the best found, until none is left.
   // Under the tight bound, elimination first (MemoryBudgetElimination.cpp):
   // exact and fast. When the plan rejects its answer (rebuilt values can
-  // widen the backward's working set beyond the bound), it is solved again
-  // with the capacity shifted down by the overshoot until an answer fits: an
-  // incumbent, below which the MILP (which elimination cannot express: the
-  // cutoff and the no-good cuts) looks for cheaper schedules until none is
-  // left or time runs out.
-  constexpr int kMaxShifts = 8;
-  int rejectedBelowIncumbent = 0;
-  // Where elimination ends without a schedule that fits: the segment
-  // schedules (MemoryBudgetSegments.cpp), cheapest first, until one fits;
-  // it is the incumbent the MILP looks below.
-  bool segmentsTried = false;
-  auto trySegments = [&]() -> LogicalResult {
-    segmentsTried = true;
+  // widen the backward's working set beyond the bound), the next cheapest
+  // schedules of its Pareto set are predicted until one fits
+  // (MemoryBudgetSeed.cpp): an incumbent, below which the MILP (which
+  // elimination cannot express: the cutoff and the no-good cuts) looks for
+  // cheaper schedules until none is left or time runs out.
+  // Half the time at most, so that the segment schedules and the MILP have
+  // the rest where the set has nothing that fits.
+  FailureOr<ParetoSeed> seed =
+      seedFromPareto(result.budgetBytes, *saveAll, (seconds - since(start)) / 2);
+  if (failed(seed))
+    return failure();
+  result.modelSeconds += seed->modelSeconds;
+  for (const auto &[schedule, peak] : seed->predicted)
+    record(schedule, peak);
+  if (seed->status == ParetoSeed::Fits && flops(*best) == 0)
+    return finish(true);
+  // Where the seed ends without a schedule that fits: the segment schedules
+  // (MemoryBudgetSegments.cpp), cheapest first, until one fits; it is the
+  // incumbent the MILP looks below.
+  if (!best && seed->status != ParetoSeed::Infeasible)
     for (const llvm::BitVector &schedule : segmentSchedules()) {
       if (since(start) > seconds)
         break;
@@ -527,47 +561,24 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
       if (*fits)
         break;
     }
-    return success();
-  };
-  auto byElimination = [&](int64_t shift) -> std::optional<Answer> {
-    auto eliminationStart = std::chrono::steady_clock::now();
-    EliminationSolve solved = solveByElimination(
-        result.budgetBytes - fixedBytes(*saveAll, Bound::Tight) - shift, seconds - since(start));
-    result.modelSeconds += since(eliminationStart);
-    if (solved.status == EliminationSolve::Unavailable)
-      return std::nullopt;
-    return Answer{solved.status == EliminationSolve::Solved ? Milp::Outcome::Optimal
-                                                            : Milp::Outcome::Infeasible,
-                  solved.schedule};
-  };
+  // The MILP can list many schedules of one peak that differ only in ops of
+  // no FLOPs, each costing a prediction: below an incumbent, and without
+  // one unless asked to prove, it stops after maxRejections of them.
+  int rejectionsWithout = 0; // in both phases
   for (Bound bound : {Bound::Tight, Bound::Proven}) {
     if (bound == Bound::Proven && best && (!prove || result.searchStopped))
       return finish(false);
-    int shiftsLeft = bound == Bound::Tight ? kMaxShifts : 0; // elimination's tries
-    int64_t shift = 0;
+    if (bound == Bound::Tight && seed->status == ParetoSeed::Infeasible)
+      continue; // no schedule's tight bound fits
+    int rejectionsBelow = 0;
     while (since(start) <= seconds) {
       std::optional<int64_t> cutoff;
       if (best)
         cutoff = flops(*best) - 1;
       if (cutoff && *cutoff < 0) // nothing is cheaper than no FLOPs
         return finish(true);
-      std::optional<Answer> eliminated;
-      if (shiftsLeft > 0 && !best)
-        eliminated = byElimination(shift);
-      if (!eliminated)
-        shiftsLeft = 0;
-      if (!eliminated && !best && !segmentsTried && bound == Bound::Tight) {
-        if (failed(trySegments()))
-          return failure();
-        if (best)
-          continue; // the MILP looks below it
-      }
-      Answer answer = eliminated ? *eliminated : solveMilp(bound, cutoff, false);
+      Answer answer = solveMilp(bound, cutoff, false);
       if (answer.outcome == Milp::Outcome::Infeasible) {
-        if (eliminated && shift > 0) { // only the shifted capacity is infeasible
-          shiftsLeft = 0;
-          continue;
-        }
         if (bound == Bound::Proven && best)
           return finish(true);
         break;
@@ -575,28 +586,15 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
       FailureOr<bool> fits = check(answer.schedule);
       if (failed(fits))
         return failure();
-      if (eliminated && !*fits) {
-        // Rejected: its peak exceeds its bound by a gap; ask for a bound
-        // that much below the budget, and below this schedule's.
-        int64_t scheduleBound = lowerBound(answer.schedule, *saveAll, Bound::Tight);
-        --shiftsLeft;
-        shift = std::max(lastPeak - scheduleBound, result.budgetBytes - scheduleBound + 1);
-        continue;
-      }
-      if (eliminated && shift > 0) { // an incumbent: the MILP looks below it
-        shiftsLeft = 0;
-        continue;
-      }
       if (answer.outcome == Milp::Outcome::TimeLimit) {
         result.timedOut = true;
         break;
       }
       if (*fits && bound == Bound::Tight)
         break;
-      // Below an incumbent the MILP can list many schedules of one peak
-      // that differ only in ops of no FLOPs, each costing a prediction.
-      if (!*fits && best && bound == Bound::Tight && ++rejectedBelowIncumbent > maxRejections) {
-        result.searchStopped = true;
+      if (!*fits && (best ? bound == Bound::Tight && ++rejectionsBelow > maxRejections
+                          : !prove && ++rejectionsWithout > maxRejections)) {
+        result.searchStopped = best.has_value();
         break;
       }
     }
@@ -614,10 +612,15 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
     return finish(false);
 
   // No schedule fits: the smallest peak, in order of the proven bound, for
-  // the diagnostic (exact unless time runs out).
+  // the diagnostic (exact unless time runs out or, unless asked to prove,
+  // maxRejections schedules did not reach it).
   bool exact = false;
   std::string stopped = findSmallestPeak ? "out of time" : "not searched";
-  while (findSmallestPeak && since(start) <= seconds) {
+  for (int listed = 0; findSmallestPeak && since(start) <= seconds; ++listed) {
+    if (!prove && listed == maxRejections) {
+      stopped = std::to_string(listed) + " schedules listed";
+      break;
+    }
     Answer answer = solveMilp(Bound::Proven, std::nullopt, true);
     if (answer.outcome == Milp::Outcome::Infeasible ||
         (answer.outcome == Milp::Outcome::Optimal &&

@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectInterface.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -53,6 +54,10 @@ public:
   explicit PeakOracle(Dialect *dialect) : Base(dialect) {}
   /// The peak of the split `name` of `module` (jx IR after --jx-remat).
   virtual FailureOr<PredictedPeak> predict(ModuleOp module, StringRef name) const = 0;
+  /// The peak of one call of the public function `step` of `module`: a
+  /// split's halves inlined into one value-and-grad step, as jit runs it,
+  /// each residual freed after its last use in the backward.
+  virtual FailureOr<int64_t> predictStep(ModuleOp module, StringRef step) const = 0;
 };
 
 /// Per remat region, the values its solver (minimum cut or budget) saves.
@@ -126,6 +131,11 @@ public:
   RegionChoices choicesFor(const llvm::BitVector &rebuilt, func::FuncOp fwd) const;
   /// The oracle's prediction for the split rebuilding `rebuilt`, on a clone.
   FailureOr<PredictedPeak> predict(const llvm::BitVector &rebuilt) const;
+  /// The peak of the split's value-and-grad step (@<name>_value_and_grad,
+  /// one call: the runtime frees each residual after its last use, which
+  /// the split, run as two calls, cannot) rebuilding `rebuilt`. What the
+  /// budget bounds is the split's peak; this is what a fused step reaches.
+  FailureOr<int64_t> predictStep(const llvm::BitVector &rebuilt) const;
   /// The MILP's bounds of the peak of a schedule. Proven: the residuals and
   /// the gradients, all live when the backward returns; it never exceeds the
   /// peak. Tight: the residuals and the backward's own largest working set,
@@ -151,8 +161,11 @@ public:
   /// one. Gives up after `seconds` (the best schedule found is kept, not
   /// called optimal). An infeasible budget is a diagnostic that names the
   /// smallest peak (searched for only if `findSmallestPeak`). When the
-  /// plan rejects the tight optimum, the search below the first schedule
-  /// that fits stops after `maxRejections` more rejections (searchStopped).
+  /// plan rejects the tight optimum, the next Pareto schedules are tried
+  /// (seedFromPareto, in half the time), and the search below the
+  /// first schedule that fits stops after `maxRejections` more rejections
+  /// (searchStopped); unless `prove`, so does a search without one, and the
+  /// search for the smallest peak after as many schedules listed.
   FailureOr<BudgetSchedule> solve(std::optional<int64_t> budgetBytes,
                                   std::optional<double> fraction, double seconds,
                                   bool prove = false, bool findSmallestPeak = true,
@@ -167,6 +180,12 @@ public:
 
 private:
   MemoryBudgetProblem() = default;
+  /// A clone of the module, pruned to the split, rebuilding `rebuilt`.
+  struct Scheduled {
+    OwningOpRef<ModuleOp> module;
+    func::FuncOp fwd, bwd;
+  };
+  FailureOr<Scheduled> scheduled(const llvm::BitVector &rebuilt) const;
   /// The columns addModel made: per candidate and per value, -1 where left out.
   struct ModelColumns {
     std::vector<int> rebuilt, saved;
@@ -179,15 +198,19 @@ private:
                         std::optional<int64_t> capacity) const;
   /// The schedule a solved model rebuilds, closed over what the backward reads.
   llvm::BitVector readSchedule(const Milp &milp, const ModelColumns &columns) const;
-  /// The cheapest schedule whose saved bytes fit `capacity`: the model of
-  /// addModel solved exactly by variable elimination over Pareto sets
-  /// (MemoryBudgetElimination.cpp). Unavailable when its tables grow too
-  /// wide or time runs out.
-  struct EliminationSolve {
-    enum Status { Solved, Infeasible, Unavailable } status = Unavailable;
-    llvm::BitVector schedule; ///< effective
+  /// The Pareto schedules whose tight bound fits `budgetBytes`, predicted
+  /// cheapest first until one fits, a bounded number are made, or `seconds`
+  /// pass (MemoryBudgetSeed.cpp): solve's first incumbent, the frontier's answer
+  /// at this budget. Unavailable when elimination cannot solve the model;
+  /// Infeasible when no schedule's tight bound fits.
+  struct ParetoSeed {
+    enum Status { Fits, NoneFit, Infeasible, Unavailable } status = Unavailable;
+    /// In order; when it Fits, the last one fits and the others do not.
+    std::vector<std::pair<llvm::BitVector, PredictedPeak>> predicted;
+    double modelSeconds = 0; ///< in the elimination
   };
-  EliminationSolve solveByElimination(int64_t capacity, double seconds) const;
+  FailureOr<ParetoSeed> seedFromPareto(int64_t budgetBytes, const PredictedPeak &saveAll,
+                                       double seconds) const;
   /// The model's Pareto set of (saved bytes, FLOPs) within `capacity` bytes,
   /// bytes rising and FLOPs falling; std::nullopt when elimination cannot
   /// solve it.

@@ -61,23 +61,3 @@ MemoryBudgetProblem::paretoSchedules(int64_t capacity, double seconds) const {
   }
   return schedules;
 }
-
-MemoryBudgetProblem::EliminationSolve
-MemoryBudgetProblem::solveByElimination(int64_t capacity, double seconds) const {
-  EliminationSolve answer;
-  if (capacity < 0) {
-    answer.status = EliminationSolve::Infeasible;
-    return answer;
-  }
-  std::optional<std::vector<ParetoSchedule>> frontier = paretoSchedules(capacity, seconds);
-  if (!frontier)
-    return answer; // too wide or out of time: the MILP decides
-  if (frontier->empty()) {
-    answer.status = EliminationSolve::Infeasible;
-    return answer;
-  }
-  // Bytes rise and FLOPs fall: the cheapest that fits is the last.
-  answer.schedule = effective(frontier->back().rebuilt);
-  answer.status = EliminationSolve::Solved;
-  return answer;
-}

@@ -3,10 +3,12 @@
 // below its smallest peak to above its peak without remat. A smaller budget
 // never gives a larger peak (PyTorch's activation_memory_budget can:
 // pytorch#197838) nor fewer recomputed FLOPs, every schedule fits its
-// budget, a budget below the smallest peak is refused naming it, and above
-// the peak without remat nothing is rebuilt.
+// budget, a budget below the smallest peak is refused naming it, above the
+// peak without remat nothing is rebuilt, and at every frontier point's
+// budget the solve recomputes no more than the frontier.
 #include "test/unit/cpu/PlanningContext.h"
 
+#include "analysis/MemoryPlan.h"
 #include "bench/TransformerModel.h"
 #include "dialects/jx/JxSplit.h"
 #include "passes/Passes.h"
@@ -16,6 +18,8 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <catch2/catch.hpp>
+
+#include <chrono>
 
 using mlir::cotangent::MemoryBudgetProblem;
 namespace bench = cotangent::bench;
@@ -59,16 +63,20 @@ TEST_CASE("memory_budget on a transformer block: the peak and the FLOPs are mono
       message = d.str();
       return mlir::success();
     });
-    // Below the smallest peak the search runs out of its time (5 s here)
-    // and refuses; the smallest peak's proof is MemoryBudgetTest's, on
-    // small programs.
+    // Below the smallest peak the search stops after its rejections, long
+    // before its time, and refuses; the smallest peak's proof is
+    // MemoryBudgetTest's, on small programs.
     bool feasible = budget >= smallest;
-    auto schedule = problem->solve(budget, std::nullopt, feasible ? 60 : 5, /*prove=*/false,
+    auto start = std::chrono::steady_clock::now();
+    auto schedule = problem->solve(budget, std::nullopt, 60, /*prove=*/false,
                                    /*findSmallestPeak=*/feasible);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!feasible) {
       CHECK(mlir::failed(schedule));
       CHECK(message.find("no schedule of this step peaks within " + std::to_string(budget)) !=
             std::string::npos);
+      CHECK(seconds < 30); // not the time limit
       continue;
     }
     REQUIRE(mlir::succeeded(schedule));
@@ -80,4 +88,38 @@ TEST_CASE("memory_budget on a transformer block: the peak and the FLOPs are mono
   }
   CHECK(previousFlops == 0); // above the peak without remat nothing is rebuilt
   CHECK(previousPeak == largest);
+
+  // The same schedules run as one value-and-grad step (jit's): each residual
+  // is freed after its last use in the backward, so the step never peaks
+  // above the split, which holds them all until the backward returns; with
+  // nothing rebuilt it is the module's own step.
+  auto step = mlir::cotangent::predictCallPlan(*module, "transformer_value_and_grad");
+  REQUIRE(mlir::succeeded(step));
+  auto noRematStep = problem->predictStep(llvm::BitVector(problem->numCandidates()));
+  REQUIRE(mlir::succeeded(noRematStep));
+  CHECK(*noRematStep == step->peakBytes);
+  for (size_t i : {size_t(0), (*frontier)->points.size() / 2, (*frontier)->points.size() - 1}) {
+    const mlir::cotangent::FrontierPoint &point = (*frontier)->points[i];
+    auto peak = problem->predictStep(point.rebuilt);
+    REQUIRE(mlir::succeeded(peak));
+    CHECK(*peak <= point.peakBytes);
+  }
+
+  // The solve starts from the frontier's answer at its budget: at a
+  // frontier point's budget it recomputes no more than that point. Every
+  // eighth point, and the last six, where the tight bound is furthest
+  // below the peak (each solve predicts dozens of schedules there).
+  const auto &points = (*frontier)->points;
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (i % 8 != 0 && i + 6 < points.size())
+      continue;
+    const mlir::cotangent::FrontierPoint &point = points[i];
+    INFO("frontier point: budget " << point.budgetBytes << ", peak " << point.peakBytes << ", "
+                                   << point.recomputedFlops << " FLOPs");
+    auto schedule = problem->solve(point.budgetBytes, std::nullopt, 60, /*prove=*/false,
+                                   /*findSmallestPeak=*/true, /*maxRejections=*/2);
+    REQUIRE(mlir::succeeded(schedule));
+    CHECK(schedule->peakBytes <= point.budgetBytes);
+    CHECK(schedule->recomputedFlops <= point.recomputedFlops);
+  }
 }
