@@ -13,7 +13,6 @@
 #include "passes/Passes.h"
 #include "passes/remat/MemoryBudget.h"
 
-#include "mlir/IR/Threading.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -122,12 +121,17 @@ int bench::benchPartitioner(mlir::MLIRContext &ctx, const PartitionerOptions &op
         pair->fwd, pair->bwd, mlir::cotangent::getBudgetRegions(pair->fwd));
     if (mlir::failed(problem))
       return 1;
-    // The budget's frontier (of the split's peak), then each of its
-    // schedules as the fused value-and-grad step (what jit runs, and what
-    // PyTorch's step is: each residual freed after its last use).
+    // The budget's frontier under the split's peak (two calls), for the
+    // record, then under the fused step's (what jit runs, and what PyTorch's
+    // step is: each residual freed after its last use), which is compared.
+    auto splitFrontier = problem->frontier(60);
+    problem->setTarget(mlir::cotangent::PeakTarget::Step);
     auto start = std::chrono::steady_clock::now();
     auto frontier = problem->frontier(60);
-    if (mlir::failed(frontier) || !frontier->has_value()) {
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (mlir::failed(splitFrontier) || !splitFrontier->has_value() || mlir::failed(frontier) ||
+        !frontier->has_value()) {
       std::fprintf(stderr, "cotangent-bench: %s: no frontier\n", graph.title.c_str());
       return 1;
     }
@@ -135,29 +139,22 @@ int bench::benchPartitioner(mlir::MLIRContext &ctx, const PartitionerOptions &op
     struct StepPoint {
       int64_t peak = 0, matmul = 0;
     };
-    std::vector<StepPoint> steps(schedules.size());
-    if (mlir::failed(mlir::failableParallelForEachN(
-            &ctx, 0, schedules.size(), [&](size_t i) -> mlir::LogicalResult {
-              mlir::FailureOr<int64_t> peak = problem->predictStep(schedules[i].rebuilt);
-              if (mlir::failed(peak))
-                return mlir::failure();
-              steps[i].peak = *peak;
-              for (int op : schedules[i].rebuilt.set_bits())
-                steps[i].matmul += matmulFlops(problem->candidate(op));
-              return mlir::success();
-            })))
-      return 1;
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::vector<StepPoint> steps;
+    for (const mlir::cotangent::FrontierPoint &point : schedules) {
+      StepPoint step{point.peakBytes, 0};
+      for (int op : point.rebuilt.set_bits())
+        step.matmul += matmulFlops(problem->candidate(op));
+      steps.push_back(step);
+    }
     const llvm::json::Object *eager = figures->getObject("eager");
-    std::printf("\n%s: PyTorch %s, eager peak %.1f MiB; Cotangent's step without remat %.1f MiB "
-                "(split into two calls: %.1f MiB, smallest %.1f); arguments (%.1f MiB) not "
-                "counted on either side; %zu schedules of the budget's frontier predicted as a "
-                "step in %.1f s\n",
+    const auto &splitPoints = (*splitFrontier)->points;
+    std::printf("\n%s: PyTorch %s, eager peak %.1f MiB; Cotangent's step without remat %.1f MiB, "
+                "smallest %.1f (split into two calls: %.1f, smallest %.1f); arguments (%.1f MiB) "
+                "not counted on either side; the step's frontier, %zu schedules, in %.1f s\n",
                 graph.title.c_str(), out->getString("torch").value_or("?").str().c_str(),
                 eager ? mib(eager->getInteger("peak_bytes").value_or(0)) : 0.0,
-                mib(steps.front().peak), mib(schedules.front().peakBytes),
-                mib(schedules.back().peakBytes),
+                mib((*frontier)->noRematPeakBytes), mib(schedules.back().peakBytes),
+                mib(splitPoints.front().peakBytes), mib(splitPoints.back().peakBytes),
                 mib(figures->getInteger("argument_bytes").value_or(0)), schedules.size(), seconds);
     std::printf("  %6s | %9s %9s %9s | %9s %9s %9s | %s\n", "budget", "peak MiB", "saved MiB",
                 "GFLOP", "peak MiB", "GFLOP", "all GFLOP", "holds");
@@ -180,7 +177,7 @@ int bench::benchPartitioner(mlir::MLIRContext &ctx, const PartitionerOptions &op
                              {"torch_peak_bytes", torchPeak},
                              {"torch_saved_bytes", torchSaved},
                              {"torch_recomputed_flops", torchFlops}};
-      // The frontier's schedule whose step fits PyTorch's peak with the
+      // The step frontier's schedule that fits PyTorch's peak with the
       // fewest recomputed matmul FLOPs.
       std::optional<size_t> best;
       for (size_t i = 0; i < steps.size(); ++i)
@@ -190,9 +187,7 @@ int bench::benchPartitioner(mlir::MLIRContext &ctx, const PartitionerOptions &op
         std::printf("  %6.2f | %9.1f %9.1f %9.3f | no schedule's step peaks within it (smallest "
                     "%.1f MiB) | no\n",
                     budget, mib(torchPeak), mib(torchSaved), torchFlops / 1e9,
-                    mib(llvm::min_element(steps, [](const StepPoint &a, const StepPoint &b) {
-                          return a.peak < b.peak;
-                        })->peak));
+                    mib(steps.back().peak));
         row["holds"] = false;
         data.push_back(std::move(row));
         continue;
@@ -211,7 +206,7 @@ int bench::benchPartitioner(mlir::MLIRContext &ctx, const PartitionerOptions &op
       data.push_back(std::move(row));
     }
   }
-  std::printf("\nAt %d of %d PyTorch points a schedule of Cotangent's budget frontier peaks no higher and recomputes no "
+  std::printf("\nAt %d of %d PyTorch points a schedule of Cotangent's budget peaks no higher and recomputes no "
               "more matmul FLOPs\n(GFLOP: the recomputed products and attention as "
               "FlopCounterMode counts them; all GFLOP: Cotangent's own count, elementwise "
               "ops included)\n",

@@ -6,10 +6,11 @@
 // activation_memory_budget (bench/torch_partitioner.py: backend
 // aot_eager_decomp_partition, the peak from the profiler's allocation
 // events, saved tensors by unique storage, FLOPs by FlopCounterMode), and
-// under Cotangent's memory_budget solved at each PyTorch point's peak: the
-// plan's peak (= the runtime's) and the recomputed FLOPs, the matmuls and
-// attention counted as FlopCounterMode counts them. A point holds when
-// Cotangent's peak is at most PyTorch's and it recomputes no more.
+// under Cotangent's memory_budget of the fused value-and-grad step (the
+// step frontier, PeakTarget::Step): at each PyTorch point, the schedule
+// whose planned step peak (= the runtime's) fits PyTorch's with the fewest
+// recomputed matmul FLOPs, the products and attention counted as
+// FlopCounterMode counts them. A point holds when it recomputes no more.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,8 +28,6 @@ struct PartitionerOptions {
   std::string torchPython; ///< empty: scripts/torch-venv.sh's
   /// activation_memory_budget values: 0 recomputes the most.
   std::vector<double> budgets = {0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
-  /// Seconds each of Cotangent's budget solves may take.
-  double solveSeconds = 20;
 };
 
 /// Prints both sides per point and how many hold; the figures go to

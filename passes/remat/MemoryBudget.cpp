@@ -293,24 +293,24 @@ FailureOr<PredictedPeak> MemoryBudgetProblem::predict(const llvm::BitVector &reb
   FailureOr<Scheduled> split = scheduled(rebuilt);
   if (failed(split))
     return failure();
-  return oracle->predict(*split->module, getSplitName({split->fwd, split->bwd}));
-}
-
-FailureOr<int64_t> MemoryBudgetProblem::predictStep(const llvm::BitVector &rebuilt) const {
-  FailureOr<Scheduled> split = scheduled(rebuilt);
-  if (failed(split))
-    return failure();
+  if (target == PeakTarget::Split)
+    return oracle->predict(*split->module, getSplitName({split->fwd, split->bwd}));
   // The step over the new residual lists, named after the forward (the
   // pruned split names no primal).
   emitVjpFunctions(split->fwd, split->bwd);
   std::string step = (split->fwd.getSymName() + "_value_and_grad").str();
   if (!split->module->lookupSymbol<func::FuncOp>(step))
-    return emitError(loc) << "memory_budget: the step is no value-and-grad step (its function "
-                             "does not return one scalar)";
-  return oracle->predictStep(*split->module, step);
+    return emitError(loc) << "memory_budget: the step's peak needs a value-and-grad step (its "
+                             "function returns one scalar)";
+  FailureOr<int64_t> peak = oracle->predictStep(*split->module, step);
+  if (failed(peak))
+    return failure();
+  return PredictedPeak{*peak, *peak, 0};
 }
 
 int64_t MemoryBudgetProblem::fixedBytes(const PredictedPeak &saveAll, Bound bound) const {
+  if (target == PeakTarget::Step && bound == Bound::Proven) // no bound: never above 0
+    return -std::accumulate(valueBytes.begin(), valueBytes.end(), int64_t(0));
   int64_t fixed = bound == Bound::Proven ? saveAll.endBytes : saveAll.backwardPeakBytes;
   for (int v : requested)
     fixed -= fullBytes[v];

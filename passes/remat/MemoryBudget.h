@@ -107,6 +107,11 @@ struct BudgetFrontier {
   int schedulesPredicted = 0;
 };
 
+/// Which peak a budget bounds: the split's, run as two calls (cotangent-run
+/// --split: every residual held until the backward returns), or the fused
+/// value-and-grad step's (jit's: each residual freed after its last use).
+enum class PeakTarget { Split, Step };
+
 /// One split's budget problem: the ops of its memory_budget regions that the
 /// backward may rebuild (the candidates) and how they feed what it reads.
 class MemoryBudgetProblem {
@@ -129,13 +134,17 @@ public:
   /// The choices that make the remat pass rebuild `rebuilt`, for `fwd`'s
   /// values (`fwd` is this problem's forward or a clone of it).
   RegionChoices choicesFor(const llvm::BitVector &rebuilt, func::FuncOp fwd) const;
-  /// The oracle's prediction for the split rebuilding `rebuilt`, on a clone.
+  /// The peak the budget bounds (Split by default). Step: the split's
+  /// value-and-grad step (@<name>_value_and_grad, one call); its bounds are
+  /// the split's tight one taken at the step's peak, and no proven one (a
+  /// residual the lowering fuses into the backward is never live at once
+  /// with the others), so no answer is called proven.
+  void setTarget(PeakTarget peak) { target = peak; }
+  PeakTarget getTarget() const { return target; }
+  /// The oracle's prediction for the schedule rebuilding `rebuilt`, on a
+  /// clone: the split's, or under PeakTarget::Step the step's peak (as
+  /// peakBytes and backwardPeakBytes; endBytes 0).
   FailureOr<PredictedPeak> predict(const llvm::BitVector &rebuilt) const;
-  /// The peak of the split's value-and-grad step (@<name>_value_and_grad,
-  /// one call: the runtime frees each residual after its last use, which
-  /// the split, run as two calls, cannot) rebuilding `rebuilt`. What the
-  /// budget bounds is the split's peak; this is what a fused step reaches.
-  FailureOr<int64_t> predictStep(const llvm::BitVector &rebuilt) const;
   /// The MILP's bounds of the peak of a schedule. Proven: the residuals and
   /// the gradients, all live when the backward returns; it never exceeds the
   /// peak. Tight: the residuals and the backward's own largest working set,
@@ -186,6 +195,7 @@ private:
     func::FuncOp fwd, bwd;
   };
   FailureOr<Scheduled> scheduled(const llvm::BitVector &rebuilt) const;
+  PeakTarget target = PeakTarget::Split;
   /// The columns addModel made: per candidate and per value, -1 where left out.
   struct ModelColumns {
     std::vector<int> rebuilt, saved;

@@ -95,15 +95,34 @@ TEST_CASE("memory_budget on a transformer block: the peak and the FLOPs are mono
   // nothing rebuilt it is the module's own step.
   auto step = mlir::cotangent::predictCallPlan(*module, "transformer_value_and_grad");
   REQUIRE(mlir::succeeded(step));
-  auto noRematStep = problem->predictStep(llvm::BitVector(problem->numCandidates()));
+  problem->setTarget(mlir::cotangent::PeakTarget::Step);
+  auto noRematStep = problem->predict(llvm::BitVector(problem->numCandidates()));
   REQUIRE(mlir::succeeded(noRematStep));
-  CHECK(*noRematStep == step->peakBytes);
+  CHECK(noRematStep->peakBytes == step->peakBytes);
   for (size_t i : {size_t(0), (*frontier)->points.size() / 2, (*frontier)->points.size() - 1}) {
     const mlir::cotangent::FrontierPoint &point = (*frontier)->points[i];
-    auto peak = problem->predictStep(point.rebuilt);
+    auto peak = problem->predict(point.rebuilt);
     REQUIRE(mlir::succeeded(peak));
-    CHECK(*peak <= point.peakBytes);
+    CHECK(peak->peakBytes <= point.peakBytes);
   }
+  // Under the step's peak the budget's answers fit it, none is called
+  // proven (but the one rebuilding nothing), and the smallest step fits
+  // where the split's smallest does not.
+  auto stepFrontier = problem->frontier(60);
+  REQUIRE(mlir::succeeded(stepFrontier));
+  REQUIRE(stepFrontier->has_value());
+  const auto &lowest = (*stepFrontier)->points.back();
+  CHECK(lowest.peakBytes < smallest);
+  for (const auto &point : (*stepFrontier)->points) // but rebuilding nothing
+    CHECK((point.optimality != mlir::cotangent::FrontierOptimality::Proven ||
+           point.recomputedFlops == 0));
+  auto stepSchedule = problem->solve(lowest.peakBytes, std::nullopt, 60, /*prove=*/false,
+                                     /*findSmallestPeak=*/true, /*maxRejections=*/4);
+  REQUIRE(mlir::succeeded(stepSchedule));
+  CHECK(stepSchedule->peakBytes <= lowest.peakBytes);
+  CHECK(stepSchedule->recomputedFlops <= lowest.recomputedFlops);
+  CHECK_FALSE(stepSchedule->optimal);
+  problem->setTarget(mlir::cotangent::PeakTarget::Split);
 
   // The solve starts from the frontier's answer at its budget: at a
   // frontier point's budget it recomputes no more than that point. Every
