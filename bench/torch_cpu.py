@@ -260,18 +260,30 @@ def main():
         args = args[1:]
     if len(args) != 2:
         sys.exit("usage: torch_cpu.py [--rss-check] ROWS.json OUT.json | --self-check")
-    with open(args[0]) as f:
+    run_rows(args[0], args[1], lambda row: measure(row, rss), "torch")
+
+
+def error_figures(e):
+    """A row's or a point's figures when it fails: reported, not hidden."""
+    return {"error": f"{type(e).__name__}: {str(e)[:300]}"}
+
+
+def run_rows(rows_path, out_path, measure_row, tag):
+    """Measures each row of ROWS.json and writes {"torch", "threads", "rows":
+    {id: figures}, "max_rss_bytes"} to OUT.json; a row that fails gets
+    {"error"} instead of ending the run."""
+    with open(rows_path) as f:
         rows = json.load(f)
     out = {"torch": torch.__version__, "threads": torch.get_num_threads(), "rows": {}}
     for row in rows:
         try:
-            out["rows"][row["id"]] = measure(row, rss)
-        except Exception as e:  # reported in the table, not hidden
-            out["rows"][row["id"]] = {"error": f"{type(e).__name__}: {str(e)[:300]}"}
+            out["rows"][row["id"]] = measure_row(row)
+        except Exception as e:
+            out["rows"][row["id"]] = error_figures(e)
             torch._dynamo.reset()
-        print(f"torch: {row['id']}: {out['rows'][row['id']]}", file=sys.stderr, flush=True)
+        print(f"{tag}: {row['id']}: {out['rows'][row['id']]}", file=sys.stderr, flush=True)
     out["max_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    with open(args[1], "w") as f:
+    with open(out_path, "w") as f:
         json.dump(out, f, indent=1)
 
 

@@ -55,7 +55,6 @@ Writes {"torch", "threads", "rows": {id: {"argument_bytes", "eager",
     torch_partitioner.py --self-check
 """
 import functools
-import json
 import os
 import sys
 import time
@@ -70,7 +69,7 @@ from torch.utils.flop_counter import FlopCounterMode
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # torch_cpu also disables compile caches: every point compiles cold, and no
 # budget can load another budget's partition.
-from torch_cpu import profiled_peak  # noqa: E402
+from torch_cpu import error_figures, profiled_peak, run_rows  # noqa: E402
 from torch_models import Block, _uniform  # noqa: E402
 
 torch.set_num_threads(2)
@@ -221,10 +220,6 @@ def point(loss_fn, args, leaves, budget, eager_figures, eager_grads=None):
     return figures
 
 
-def _error(e):
-    return {"error": f"{type(e).__name__}: {str(e)[:300]}"}
-
-
 def measure(row, check_grads=False):
     loss_fn, args, leaves = program(row)
     figures = {"argument_bytes": sum(t.numel() * t.element_size() for t in leaves)}
@@ -238,7 +233,7 @@ def measure(row, check_grads=False):
                 raise ValueError(f"budget {budget} outside [0, 1]")
             p = point(loss_fn, args, leaves, budget, figures["eager"], grads if check_grads else None)
         except Exception as e:  # reported in the table, not hidden
-            p = {"budget": budget, **_error(e)}
+            p = {"budget": budget, **error_figures(e)}
             torch._dynamo.reset()
         figures["points"].append(p)
         line = p.get("error") or (
@@ -284,18 +279,7 @@ def main():
         return
     if len(args) != 2:
         sys.exit("usage: torch_partitioner.py ROWS.json OUT.json | --self-check")
-    with open(args[0]) as f:
-        rows = json.load(f)
-    out = {"torch": torch.__version__, "threads": torch.get_num_threads(), "rows": {}}
-    for row in rows:
-        try:
-            out["rows"][row["id"]] = measure(row)
-        except Exception as e:
-            out["rows"][row["id"]] = _error(e)
-            torch._dynamo.reset()
-            print(f"torch_partitioner: {row['id']}: {out['rows'][row['id']]}", file=sys.stderr)
-    with open(args[1], "w") as f:
-        json.dump(out, f, indent=1)
+    run_rows(args[0], args[1], measure, "torch_partitioner")
 
 
 if __name__ == "__main__":

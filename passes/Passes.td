@@ -177,6 +177,11 @@ def JxRematPass : Pass<"jx-remat", "mlir::ModuleOp"> {
     Option<"budgetProof", "budget-proof", "bool", "false",
            "Prove a memory_budget schedule optimal under the proven lower bound of "
            "the peak (slower: more schedules are predicted)">,
+    Option<"budgetStep", "budget-step", "bool", "false",
+           "A memory_budget bounds the peak of the fused value-and-grad step "
+           "(@f_value_and_grad as jit runs it: each residual freed after its last "
+           "use) instead of the split's (@f_fwd, then @f_bwd: every residual held "
+           "until the backward returns); never proven optimal">,
     Option<"defaultPolicy", "default-policy", "std::string", "\"everything_saveable\"",
            "The policy of residuals outside every jx.remat region (as inside "
            "#jx.policy<...>; not a memory_budget)">,

@@ -145,9 +145,10 @@ std::string shortNumber(double x) {
 class Rematerializer {
 public:
   Rematerializer(func::FuncOp fwd, func::FuncOp bwd, const RegionChoices *choices,
-                 double budgetSeconds, bool budgetProof, PolicyAttr outside)
+                 double budgetSeconds, bool budgetProof, PolicyAttr outside,
+                 PeakTarget budgetTarget)
       : fwd(fwd), bwd(bwd), choices(choices), budgetSeconds(budgetSeconds),
-        budgetProof(budgetProof), outside(outside) {}
+        budgetProof(budgetProof), outside(outside), budgetTarget(budgetTarget) {}
   LogicalResult run();
 
 private:
@@ -182,6 +183,7 @@ private:
   /// The policy of residuals outside every region (none: saved); dropped
   /// where a memory_budget region plans the whole pair.
   PolicyAttr outside;
+  PeakTarget budgetTarget;
   RegionCuts cuts;
 };
 
@@ -265,6 +267,7 @@ LogicalResult Rematerializer::cutRegions(ValueRange residualValues) {
   FailureOr<MemoryBudgetProblem> problem = MemoryBudgetProblem::build(fwd, bwd, ids);
   if (failed(problem))
     return failure();
+  problem->setTarget(budgetTarget);
   FailureOr<BudgetSchedule> schedule =
       problem->solve(bytes, fraction, budgetSeconds, budgetProof);
   if (failed(schedule))
@@ -272,7 +275,9 @@ LogicalResult Rematerializer::cutRegions(ValueRange residualValues) {
   for (int64_t id : ids)
     cuts[id] = schedule->choices.lookup(id);
   InFlightDiagnostic remark = emitRemark(problem->getLoc())
-                              << "memory_budget: peak " << schedule->peakBytes << " of "
+                              << "memory_budget: "
+                              << (budgetTarget == PeakTarget::Step ? "step " : "") << "peak "
+                              << schedule->peakBytes << " of "
                               << schedule->budgetBytes << " bytes (" << schedule->noRematPeakBytes
                               << " without remat), recomputing " << schedule->recomputedFlops
                               << " FLOPs in " << schedule->rebuilt.count() << " of "
@@ -285,7 +290,9 @@ LogicalResult Rematerializer::cutRegions(ValueRange residualValues) {
     remark << "the best found (the working-set bound missed schedules below it), not proven "
               "optimal";
   else
-    remark << "optimal under the working-set bound (budget-proof=true proves it)";
+    remark << (budgetTarget == PeakTarget::Step
+                   ? "optimal under the working-set bound (the step's peak has no proof)"
+                   : "optimal under the working-set bound (budget-proof=true proves it)");
   remark << " (" << schedule->schedulesChecked << " schedules predicted)";
   return success();
 }
@@ -641,8 +648,9 @@ void Rematerializer::finish() {
 LogicalResult mlir::cotangent::applyRematPolicies(func::FuncOp fwd, func::FuncOp bwd,
                                                   const RegionChoices *choices,
                                                   double budgetSeconds, bool budgetProof,
-                                                  PolicyAttr outside) {
-  return Rematerializer(fwd, bwd, choices, budgetSeconds, budgetProof, outside).run();
+                                                  PolicyAttr outside, PeakTarget budgetTarget) {
+  return Rematerializer(fwd, bwd, choices, budgetSeconds, budgetProof, outside, budgetTarget)
+      .run();
 }
 
 namespace {
@@ -676,7 +684,8 @@ struct JxRematPass : cotangent::impl::JxRematPassBase<JxRematPass> {
     if (failed(parseDefaultPolicy(module, outside)))
       return signalPassFailure();
     for (auto [fwd, bwd] : pairs) {
-      if (failed(applyRematPolicies(fwd, bwd, nullptr, budgetSeconds, budgetProof, outside)))
+      if (failed(applyRematPolicies(fwd, bwd, nullptr, budgetSeconds, budgetProof, outside,
+                                    budgetStep ? PeakTarget::Step : PeakTarget::Split)))
         return signalPassFailure();
       emitVjpFunctions(fwd, bwd);
     }

@@ -15,13 +15,15 @@ namespace mlir::cotangent {
 /// `choices`, when given, decide the regions whose policies need a solver
 /// (minimum cut, memory budget) instead of solving them; a budget solve
 /// takes at most `budgetSeconds` and, with `budgetProof`, proves optimality
-/// (MemoryBudgetProblem::solve). `outside`, when given, is the policy of the
-/// residuals no remat region holds (JxRematPass's default-policy); a pair
-/// with a memory_budget region ignores it, since its solve plans the pair.
+/// (MemoryBudgetProblem::solve) of the peak `budgetTarget` names. `outside`,
+/// when given, is the policy of the residuals no remat region holds
+/// (JxRematPass's default-policy); a pair with a memory_budget region
+/// ignores it, since its solve plans the pair.
 LogicalResult applyRematPolicies(func::FuncOp fwd, func::FuncOp bwd,
                                  const RegionChoices *choices = nullptr,
                                  double budgetSeconds = 10, bool budgetProof = false,
-                                 jx::PolicyAttr outside = {});
+                                 jx::PolicyAttr outside = {},
+                                 PeakTarget budgetTarget = PeakTarget::Split);
 
 } // namespace mlir::cotangent
 
