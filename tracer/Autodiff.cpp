@@ -40,6 +40,7 @@ Split::Split(Traced traced, SplitOptions options) : traced_(std::move(traced)) {
     mlir::cotangent::JxRematPassOptions remat;
     if (!options.defaultPolicy.empty())
       remat.defaultPolicy = options.defaultPolicy;
+    remat.budgetStep = options.budgetStep;
     pm.addPass(mlir::cotangent::createJxRematPass(remat));
   }
   LogicalResult result = failure();

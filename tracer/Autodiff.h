@@ -41,6 +41,9 @@ struct SplitOptions {
   /// checkpoint; empty: the pass's own default, which keeps jax.grad's. The
   /// compile tools use mlir::cotangent::kCompileDefaultPolicy.
   std::string defaultPolicy;
+  /// --jx-remat's budget-step: a memory_budget bounds the peak of the fused
+  /// value-and-grad step (what jit runs) instead of the split's.
+  bool budgetStep = false;
 };
 
 /// A traced function split into forward and backward.

@@ -548,6 +548,9 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
     record(schedule, peak);
   if (seed->status == ParetoSeed::Fits && flops(*best) == 0)
     return finish(true);
+  // The cheapest schedule whose tight bound fits fits: the optimum under
+  // that bound, with no MILP to run below it.
+  const bool tightOptimum = seed->status == ParetoSeed::Fits && seed->predicted.size() == 1;
   // Where the seed ends without a schedule that fits: the segment schedules
   // (MemoryBudgetSegments.cpp), cheapest first, until one fits; it is the
   // incumbent the MILP looks below.
@@ -568,8 +571,8 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
   for (Bound bound : {Bound::Tight, Bound::Proven}) {
     if (bound == Bound::Proven && best && (!prove || result.searchStopped))
       return finish(false);
-    if (bound == Bound::Tight && seed->status == ParetoSeed::Infeasible)
-      continue; // no schedule's tight bound fits
+    if (bound == Bound::Tight && (tightOptimum || seed->status == ParetoSeed::Infeasible))
+      continue; // found, or no schedule's tight bound fits
     int rejectionsBelow = 0;
     while (since(start) <= seconds) {
       std::optional<int64_t> cutoff;
