@@ -417,7 +417,7 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
         result.budgetBytes, static_cast<int64_t>(std::floor(*fraction * saveAll->peakBytes)));
   result.schedulesChecked = 1;
   std::optional<llvm::BitVector> best;
-  int64_t bestPeak = 0, smallestPeak = saveAll->peakBytes, lastPeak = 0;
+  int64_t bestPeak = 0, smallestPeak = saveAll->peakBytes;
   auto finish = [&](bool optimal) -> BudgetSchedule {
     result.rebuilt = *best;
     result.choices = choicesFor(*best, fwd);
@@ -508,7 +508,6 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
   auto record = [&](const llvm::BitVector &schedule, const PredictedPeak &peak) {
     ++result.schedulesChecked;
     smallestPeak = std::min(smallestPeak, peak.peakBytes);
-    lastPeak = peak.peakBytes;
     if (peak.peakBytes > result.budgetBytes) {
       rejected.push_back({schedule, savedProducers(schedule)});
       return false;

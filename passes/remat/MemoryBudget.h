@@ -140,7 +140,6 @@ public:
   /// residual the lowering fuses into the backward is never live at once
   /// with the others), so no answer is called proven.
   void setTarget(PeakTarget peak) { target = peak; }
-  PeakTarget getTarget() const { return target; }
   /// The oracle's prediction for the schedule rebuilding `rebuilt`, on a
   /// clone: the split's, or under PeakTarget::Step the step's peak (as
   /// peakBytes and backwardPeakBytes; endBytes 0).

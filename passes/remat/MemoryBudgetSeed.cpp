@@ -1,17 +1,17 @@
 //===- MemoryBudgetSeed.cpp - the Pareto schedules that fit, cheapest first ===//
 //
-// The budget solve's first incumbent. Elimination within the budget's
-// capacity under the tight bound gives the model's Pareto set of (saved
-// bytes, FLOPs) that the bound lets through; its cheapest schedule is the
-// tight optimum when the plan confirms it. When the plan rejects it (rebuilt
-// values widen the backward's working set), the next cheapest are the
-// candidates the frontier would consider at this budget, so they are
-// predicted in that order, a batch at a time on the context's threads,
-// until one fits: the solve then starts from the frontier's answer at its
-// budget, never above it, if that is among the first `kInOrder`. Past them a batch's smallest
-// overshoot (peak above bound) skips the schedules whose bound leaves less
-// room than that, as re-solving with the capacity lowered by the overshoot
-// did, so that a long set stays a few batches.
+// The budget solve's first incumbent. The model's Pareto set of (saved
+// bytes, FLOPs), from one elimination with no capacity (as the frontier has
+// it: within a capacity, elimination may keep another of two schedules that
+// tie, which need not peak the same), cut where the tight bound exceeds the
+// budget: its cheapest schedule is the tight optimum when the plan confirms
+// it. When the plan rejects it (rebuilt values widen the backward's working
+// set), the next cheapest are what the frontier would answer at this budget,
+// so they are predicted in that order, a batch at a time on the context's
+// threads, until one fits: the solve starts from the frontier's answer,
+// never above it, when that is among the first `kInOrder`. Past them, a
+// batch's smallest overshoot (peak above bound) skips the schedules whose
+// bound leaves less room than that, so that a long set stays a few batches.
 //
 //===----------------------------------------------------------------------===//
 
