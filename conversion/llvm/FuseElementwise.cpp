@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::cotangent {
 #define GEN_PASS_DEF_JXFUSEELEMENTWISEPASS
@@ -26,10 +27,47 @@ using namespace mlir;
 
 namespace {
 
-/// Upstream's control: a producer with one use goes into its consumer.
-bool singleUse(OpOperand *fused) {
+/// The most body ops a producer may have to be computed again in each of
+/// its consumers: a few arithmetic ops and a transcendental or two (GELU's
+/// tanh and its polynomial), never a long chain copied many times.
+constexpr size_t kCheapBodyOps = 16;
+
+/// Whether `producer`, used several times, is cheap to compute again in each
+/// consumer and doing so frees its buffer without keeping more alive: every
+/// loop parallel, every use an elementwise fusion into a generic in its block,
+/// a small body, and at most one input read in full (the others broadcast),
+/// so that its inputs, now live until the last consumer, hold no more than
+/// its own buffer did. This is what keeps a backward's shared values (GELU's
+/// recomputed tanh, the cotangent an add passes to both operands) out of
+/// memory, as XLA's fusion duplicates cheap producers.
+bool cheapToDuplicate(linalg::GenericOp producer) {
+  if (producer.getNumLoops() != producer.getNumParallelLoops() ||
+      producer.getNumDpsInits() != 1 ||
+      producer.getBody()->getOperations().size() > kCheapBodyOps + 1)
+    return false;
+  llvm::SmallPtrSet<Value, 2> full;
+  for (OpOperand *input : producer.getDpsInputOperands())
+    if (producer.getMatchingIndexingMap(input).isPermutation())
+      full.insert(input->get());
+  if (full.size() > 1)
+    return false;
+  return llvm::all_of(producer->getUses(), [&](OpOperand &use) {
+    auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
+    return consumer && consumer->getBlock() == producer->getBlock() &&
+           linalg::areElementwiseOpsFusable(&use);
+  });
+}
+
+/// Upstream's control (a producer with one use goes into its consumer), and
+/// a cheap producer with several uses goes into each of them.
+bool singleUseOrCheap(OpOperand *fused) {
   Operation *producer = fused->get().getDefiningOp();
-  return producer && producer->hasOneUse();
+  if (!producer)
+    return false;
+  if (producer->hasOneUse())
+    return true;
+  auto generic = dyn_cast<linalg::GenericOp>(producer);
+  return generic && cheapToDuplicate(generic);
 }
 
 /// Whether the producer of `fused`, which has other uses, can go into its
@@ -87,7 +125,7 @@ class JxFuseElementwisePass
 public:
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    linalg::populateElementwiseOpsFusionPatterns(patterns, singleUse);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, singleUseOrCheap);
     patterns.add<FuseKeepingValue>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

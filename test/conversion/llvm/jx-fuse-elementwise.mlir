@@ -62,3 +62,47 @@ func.func @kept_not_fused(%x: tensor<64x32xf32>, %v: tensor<32xf32>)
 // CHECK:         %[[E:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<32xf32>)
 // CHECK:         %[[C:.*]] = linalg.generic {{.*}} ins(%[[A]], %[[E]] : tensor<64x32xf32>, tensor<32xf32>)
 // CHECK:         return %{{.*}}, %[[C]], %[[E]], %[[A]]
+
+// A cheap producer used by several elementwise consumers (GELU's tanh in
+// its backward, read by 1 + t and by 1 - t * t) is computed again in each
+// of them, so the shared value never takes a buffer: the whole expression
+// is one loop nest over the inputs.
+func.func @shared_cheap(%x: tensor<64x32xf32>, %g: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %t = jx.tanh %x : tensor<64x32xf32>
+  %a = jx.mul %g, %t : tensor<64x32xf32>
+  %b = jx.mul %t, %t : tensor<64x32xf32>
+  %c = jx.add %a, %b : tensor<64x32xf32>
+  return %c : tensor<64x32xf32>
+}
+// CHECK-LABEL: func.func @shared_cheap
+// CHECK:         %[[C:.*]] = linalg.generic
+// CHECK:           math.tanh
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[C]]
+// UPSTREAM-LABEL: func.func @shared_cheap
+
+// Not computed again when its inputs would stay live in its place (two
+// read in full: each consumer would keep both), nor when a use is not an
+// elementwise consumer (a reduction).
+func.func @shared_not_duplicated(%x: tensor<64x32xf32>, %y: tensor<64x32xf32>)
+    -> (tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>, tensor<64xf32>) {
+  %t = jx.mul %x, %y : tensor<64x32xf32>
+  %a = jx.exp %t : tensor<64x32xf32>
+  %b = jx.tanh %t : tensor<64x32xf32>
+  %u = jx.tanh %x : tensor<64x32xf32>
+  %v = jx.exp %u : tensor<64x32xf32>
+  %s = jx.reduce_sum %u, axes = [1] : tensor<64x32xf32> -> tensor<64xf32>
+  return %a, %b, %v, %s : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>, tensor<64xf32>
+}
+// CHECK-LABEL: func.func @shared_not_duplicated
+// CHECK:         %[[T:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<64x32xf32>, tensor<64x32xf32>)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      arith.mulf
+// CHECK-NEXT:      linalg.yield
+// CHECK:         linalg.generic {{.*}} ins(%[[T]] : tensor<64x32xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[T]] : tensor<64x32xf32>)
+// CHECK:         %[[U:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<64x32xf32>)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      math.tanh
+// CHECK-NEXT:      linalg.yield
+// CHECK:         linalg.reduce {{.*}} ins(%[[U]] : tensor<64x32xf32>)

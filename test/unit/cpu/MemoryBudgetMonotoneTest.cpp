@@ -48,6 +48,19 @@ TEST_CASE("memory_budget on a transformer block: the peak and the FLOPs are mono
   int64_t smallest = (*frontier)->points.back().peakBytes;
   int64_t largest = (*frontier)->noRematPeakBytes;
   REQUIRE(smallest < largest);
+  // The solve can go below the frontier's lowest point: a schedule off the
+  // elimination's Pareto sets peaks below its bound when its rebuilt ops
+  // fuse into the backward's loops. The smallest peak: below each answer
+  // until the solve refuses.
+  for (int lowered = 0; lowered < 8; ++lowered) {
+    mlir::ScopedDiagnosticHandler quiet(&ctx, [](mlir::Diagnostic &) { return mlir::success(); });
+    auto lower = problem->solve(smallest - 1, std::nullopt, 60, /*prove=*/false,
+                                /*findSmallestPeak=*/false);
+    if (mlir::failed(lower))
+      break;
+    CHECK(lower->peakBytes < smallest);
+    smallest = lower->peakBytes;
+  }
 
   std::vector<int64_t> budgets{smallest - 1, smallest};
   for (int i = 1; i < 5; ++i)
@@ -121,7 +134,7 @@ TEST_CASE("memory_budget on a transformer block: the peak and the FLOPs are mono
   REQUIRE(mlir::succeeded(stepSchedule));
   CHECK(stepSchedule->peakBytes <= lowest.peakBytes);
   CHECK(stepSchedule->recomputedFlops <= lowest.recomputedFlops);
-  CHECK_FALSE(stepSchedule->optimal);
+  CHECK(stepSchedule->optimal == (stepSchedule->recomputedFlops == 0));
   problem->setTarget(mlir::cotangent::PeakTarget::Split);
 
   // The solve starts from the frontier's answer at its budget: at a

@@ -112,7 +112,10 @@ TEST_CASE("memory_budget: segment schedules checkpoint a chain of layers at its 
     CHECK(!mlir::isa<mlir::jx::DotGeneralOp>(problem->candidate(o)));
   CHECK(schedules.front().any());
 
-  // Per-layer nothing_saveable is among them: the same peak.
+  // Per-layer nothing_saveable is among them, or beaten: a schedule that
+  // rebuilds every layer from its input peaks no higher (lower since the
+  // lowering rebuilds cheap shared values in each consumer: the per-layer
+  // regions' barriers keep a layer's input apart from its rebuilt copy).
   auto perLayer = differentiated(chain("nothing_saveable"), "", /*remat=*/true);
   auto *oracle = module->getContext()
                      ->getLoadedDialect<mlir::jx::JxDialect>()
@@ -120,7 +123,7 @@ TEST_CASE("memory_budget: segment schedules checkpoint a chain of layers at its 
   auto nothingSaveable = oracle->predict(*perLayer, "f");
   REQUIRE(mlir::succeeded(nothingSaveable));
   CHECK(llvm::any_of(schedules, [&](const llvm::BitVector &s) {
-    return peakOf(s) == nothingSaveable->peakBytes;
+    return peakOf(s) <= nothingSaveable->peakBytes;
   }));
   // Saving every other cut holds fewer cuts for one more layer rebuilt at a
   // time: lower than per-layer nothing_saveable here.

@@ -188,8 +188,12 @@ TEST_CASE("CPU peak bytes drop under nothing_saveable, also fused at -O3", "[cpu
 
   // After -inline -cse and LLVM -O3 the barriers keep the recomputation
   // apart: the forward's activations are not held until the backward pass.
+  // Without a checkpoint the fused step already rebuilds each layer's cheap
+  // elementwise values from its product in the backward (the lowering's
+  // fusion computes them again in each consumer), so per layer it holds one
+  // activation more, but for the last layer's, live at the peak either way.
   int64_t plainFused = peaks(std::nullopt, true);
   int64_t rematFused = peaks(policies::nothing_saveable(), true);
   INFO("fused: no checkpoint " << plainFused << " bytes, nothing_saveable " << rematFused);
-  CHECK(rematFused + layers * activation <= plainFused);
+  CHECK(rematFused + (layers - 1) * activation <= plainFused);
 }
