@@ -266,7 +266,15 @@ def JxFuseElementwisePass : Pass<"jx-fuse-elementwise", "mlir::ModuleOp"> {
     A producer whose value the function also returns (a forward's residual)
     and whose elementwise consumer reads it element for element is fused
     too: the fused op writes the value as one more result, where upstream
-    would end the chain there (or fuse a copy, computing it twice). Values
+    would end the chain there (or fuse a copy, computing it twice).
+
+    A cheap producer used by several elementwise consumers (all loops
+    parallel, at most 16 body ops, at most one input read in full) is
+    computed again in each of them, as XLA's fusion duplicates cheap
+    producers: the shared value never takes a buffer, and its inputs, now
+    live until the last consumer, hold no more than it did. A backward's
+    shared values (GELU's tanh, read by `1 + t` and `1 - t * t`) are what
+    this removes: GPT-2's block step went from 111 to 66 MiB. Other values
     used again inside the function keep upstream's single-use rule.
 
     ```mlir
