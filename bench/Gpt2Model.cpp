@@ -61,7 +61,8 @@ std::optional<Split> splitGpt2(mlir::MLIRContext &ctx, const gpt2::Config &confi
   try {
     return Split(bench::traceGpt2(ctx, config, batch, seq, variant.blockPolicy,
                                   variant.attention, variant.wholePolicy),
-                 SplitOptions{.defaultPolicy = mlir::cotangent::kCompileDefaultPolicy.str()});
+                 SplitOptions{.defaultPolicy = mlir::cotangent::kCompileDefaultPolicy.str(),
+                              .budgetStep = true}); // the bench runs the fused step
   } catch (const TraceError &e) {
     why = e.what();
     return std::nullopt;

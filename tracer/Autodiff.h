@@ -275,7 +275,9 @@ public:
     std::vector<interp::Tensor> inputs = flat.values();
     auto stage = [&] {
       detail::StagedGrad staged;
-      Split split(trace(opts, keepingAux(staged), args...), SplitOptions{.remat = options_.remat});
+      // jit runs the fused value-and-grad step: a memory_budget bounds its peak.
+      Split split(trace(opts, keepingAux(staged), args...),
+                  SplitOptions{.remat = options_.remat, .budgetStep = Backend::compiles});
       detail::describeGradResults(split, Aux, staged);
       return std::pair{std::move(split), std::move(staged)};
     };

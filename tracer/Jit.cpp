@@ -6,6 +6,8 @@
 #include "runtime/cuda/CudaModule.h"
 #endif
 #include "analysis/MemoryPlan.h"
+#include "analysis/PeakOracle.h"
+#include "runtime/host/JitEngine.h"
 #include "dialects/jx/JxSplit.h"
 #include "passes/report/Residuals.h"
 
@@ -195,6 +197,15 @@ JitCache::Entry *JitCache::find(const LeafScan &scan) {
 void JitCache::remember(Entry &entry, const LeafScan &scan) {
   entry.types = scan.types;
   byFingerprint_[scan.fingerprint] = &entry;
+}
+
+void JitCache::enablePlanning(const std::vector<interp::Tensor> &inputs) {
+  if (inputs.empty())
+    return;
+  mlir::DialectRegistry registry;
+  mlir::cotangent::registerPeakOracle(registry);
+  host::loweringRegistry().appendTo(registry);
+  inputs.front().getType().getContext()->appendDialectRegistry(registry);
 }
 
 JitCache::Entry &JitCache::lookup(const std::vector<LeafSignature> &signature) {

@@ -140,6 +140,9 @@ public:
   Entry *find(const LeafScan &scan);
   /// Calls scanned as `scan` run `entry` from now on.
   void remember(Entry &entry, const LeafScan &scan);
+  /// Registers the memory plan's peak oracle on the context of `inputs`, so
+  /// that a memory_budget in the staged split is planned (as the tools do).
+  static void enablePlanning(const std::vector<interp::Tensor> &inputs);
 
   template <class Stage>
   std::pair<std::vector<interp::Tensor>, const StagedGrad *>
@@ -147,6 +150,7 @@ public:
       Stage &&stage) {
     Entry &entry = lookup(signature);
     if (!entry.compiled) {
+      enablePlanning(inputs);
       auto [split, staged] = stage();
       entry.staged = std::move(staged);
       entry.compiled =

@@ -526,6 +526,27 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
     return record(schedule, *peak);
   };
 
+  // Under the step's peak, the split's answer first: for one schedule the
+  // step never peaks above the split (it frees each residual after its last
+  // use, where the split holds them all until the backward returns), so what
+  // fits the split fits the step. It is the incumbent that the step's own
+  // search, whose tight bound guesses more, looks below.
+  if (target == PeakTarget::Step) {
+    MemoryBudgetProblem split = *this;
+    split.setTarget(PeakTarget::Split);
+    FailureOr<BudgetSchedule> answer = failure();
+    {
+      ScopedDiagnosticHandler quiet(fwd->getContext(), [](Diagnostic &) { return success(); });
+      answer = split.solve(result.budgetBytes, std::nullopt, (seconds - since(start)) / 2,
+                           /*prove=*/false, /*findSmallestPeak=*/false, maxRejections);
+    }
+    if (succeeded(answer)) {
+      result.schedulesChecked += answer->schedulesChecked;
+      if (failed(check(answer->rebuilt)))
+        return failure();
+    }
+  }
+
   // First under the tight bound (the backward's own buffers taken as fixed),
   // which usually finds the optimum at once; then under the proven bound,
   // for schedules cheaper than the best found, until none is left.

@@ -135,3 +135,41 @@ TEST_CASE("grad inside a traced function is a call in its jaxpr and compiles wit
   };
   CHECK_THROWS_AS(trace(opts, leaky, args[0], args[4]), TraceError);
 }
+
+TEST_CASE("jit(value_and_grad) runs the fused step: a memory_budget bounds that peak",
+          "[jit][remat][memory]") {
+  mlir::MLIRContext ctx;
+  // Three layers of sin(h @ W) (test/unit/cpu/MemoryBudgetStepTest.cpp):
+  // the split cannot fit 19000 bytes, the fused step can.
+  constexpr int64_t kBudget = 19000;
+  auto layers = [](Tensor x, Tensor w) {
+    Tensor h = x;
+    for (int i = 0; i < 3; ++i)
+      h = np::sin(np::matmul(h, w));
+    return np::sum(h);
+  };
+  auto random = [&](std::vector<int64_t> shape, double scale) {
+    auto type = mlir::RankedTensorType::get(shape, mlir::Float32Type::get(&ctx));
+    std::vector<double> values(type.getNumElements());
+    for (size_t i = 0; i < values.size(); ++i)
+      values[i] = scale * std::sin(0.37 * static_cast<double>(i) + 1.0);
+    return interp::Tensor::fromDoubles(type, values);
+  };
+  interp::Tensor x = random({64, 16}, 1.0), w = random({16, 16}, 0.25);
+  auto step = jit(value_and_grad(checkpoint(layers, {.policy = policies::memory_budget(kBudget)})));
+  auto [value, grads] = step(x, w);
+  CHECK(step.last_stats().peakBytes <= kBudget);
+  // The same value and gradients as the step without a checkpoint.
+  auto plain = jit(value_and_grad(layers));
+  auto [plainValue, plainGrads] = plain(x, w);
+  CHECK(step.last_stats().peakBytes < plain.last_stats().peakBytes);
+  auto close = [](const interp::Tensor &a, const interp::Tensor &b) {
+    REQUIRE(a.getType() == b.getType());
+    for (int64_t i = 0; i < a.getType().getNumElements(); ++i)
+      REQUIRE(std::abs(a.getDouble(i) - b.getDouble(i)) <= 1e-5 * (1 + std::abs(b.getDouble(i))));
+  };
+  close(value, plainValue);
+  REQUIRE(grads.size() == 2);
+  close(grads[0], plainGrads[0]);
+  close(grads[1], plainGrads[1]);
+}
