@@ -526,24 +526,29 @@ FailureOr<BudgetSchedule> MemoryBudgetProblem::solve(std::optional<int64_t> budg
     return record(schedule, *peak);
   };
 
-  // Under the step's peak, the split's answer first: for one schedule the
-  // step never peaks above the split (it frees each residual after its last
-  // use, where the split holds them all until the backward returns), so what
-  // fits the split fits the step. It is the incumbent that the step's own
-  // search, whose tight bound guesses more, looks below.
+  // Under the step's peak, the split's answer first: the step of one
+  // schedule frees each residual after its last use, where the split holds
+  // them all until the backward returns, so what fits the split nearly
+  // always fits the step (record() drops it where not: tiny programs, whose
+  // step can peak a few bytes above). It is the incumbent that the step's
+  // own search, whose tight bound guesses more, looks below. The split's
+  // search has the time (a prediction of a GPT-2 step takes seconds): the
+  // step's goes on in what is left.
   if (target == PeakTarget::Step) {
     MemoryBudgetProblem split = *this;
     split.setTarget(PeakTarget::Split);
     FailureOr<BudgetSchedule> answer = failure();
     {
       ScopedDiagnosticHandler quiet(fwd->getContext(), [](Diagnostic &) { return success(); });
-      answer = split.solve(result.budgetBytes, std::nullopt, (seconds - since(start)) / 2,
+      answer = split.solve(result.budgetBytes, std::nullopt, seconds - since(start),
                            /*prove=*/false, /*findSmallestPeak=*/false, maxRejections);
     }
     if (succeeded(answer)) {
       result.schedulesChecked += answer->schedulesChecked;
       if (failed(check(answer->rebuilt)))
         return failure();
+      if (best && !prove && since(start) > seconds)
+        return finish(false);
     }
   }
 
