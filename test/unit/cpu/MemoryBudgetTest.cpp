@@ -49,9 +49,11 @@ std::vector<bool> keyOf(const llvm::BitVector &effective) {
   return key;
 }
 
-/// Runs the split `pair` rematerialized by `schedule` on the CPU; returns the measured peak.
+/// Runs `module`'s split rematerialized by `schedule` on the CPU, as two
+/// calls or, with `step`, as its fused value-and-grad step; returns the
+/// measured peak.
 int64_t measure(mlir::ModuleOp module, const MemoryBudgetProblem &problem,
-                const BudgetSchedule &schedule, uint64_t seed) {
+                const BudgetSchedule &schedule, uint64_t seed, bool step = false) {
   auto pair = mlir::jx::lookupSplitPair(module, "f");
   REQUIRE(pair);
   mlir::cotangent::RegionChoices choices = problem.choicesFor(schedule.rebuilt, pair->fwd);
@@ -64,6 +66,11 @@ int64_t measure(mlir::ModuleOp module, const MemoryBudgetProblem &problem,
   std::vector<Tensor> args, cotangents;
   for (mlir::Type t : pair->fwd.getArgumentTypes())
     args.push_back(random(mlir::cast<mlir::RankedTensorType>(t), rng));
+  if (step) {
+    auto measured = (*compiled)->call("f_value_and_grad", args);
+    REQUIRE(mlir::succeeded(measured));
+    return measured->stats.peakBytes;
+  }
   auto outputs = pair->fwd.getResultTypes().take_front(mlir::jx::numPrimalResults(pair->fwd));
   for (mlir::Type t : outputs)
     cotangents.push_back(random(mlir::cast<mlir::RankedTensorType>(t), rng));
@@ -300,32 +307,6 @@ TEST_CASE("memory_budget: the frontier of one elimination against brute force, o
   CHECK(optimalPoints > bestFound);
 }
 
-namespace {
-
-/// Runs the fused value-and-grad step of `module`'s split rematerialized by
-/// `schedule` on the CPU; returns the measured peak.
-int64_t measureStep(mlir::ModuleOp module, const MemoryBudgetProblem &problem,
-                    const BudgetSchedule &schedule, uint64_t seed) {
-  auto pair = mlir::jx::lookupSplitPair(module, "f");
-  REQUIRE(pair);
-  mlir::cotangent::RegionChoices choices = problem.choicesFor(schedule.rebuilt, pair->fwd);
-  REQUIRE(mlir::succeeded(mlir::cotangent::applyRematPolicies(pair->fwd, pair->bwd, &choices)));
-  mlir::cotangent::emitVjpFunctions(pair->fwd, pair->bwd);
-  auto compiled = cotangent::cpu::CpuModule::compile(
-      module, cotangent::cpu::CompileOptions{.optLevel = 0, .keepLoweredModule = false,
-                                             .entryPoints = {"f_value_and_grad"}});
-  REQUIRE(mlir::succeeded(compiled));
-  std::mt19937_64 rng(seed);
-  std::vector<Tensor> args;
-  for (mlir::Type t : pair->fwd.getArgumentTypes())
-    args.push_back(random(mlir::cast<mlir::RankedTensorType>(t), rng));
-  auto measured = (*compiled)->call("f_value_and_grad", args);
-  REQUIRE(mlir::succeeded(measured));
-  return measured->stats.peakBytes;
-}
-
-} // namespace
-
 // Under PeakTarget::Step (what jit runs: one call, each residual freed after
 // its last use) the tight bound is a guess and there is no proven one, so
 // the answer is not called optimal unless asked to prove it, which then
@@ -400,7 +381,7 @@ TEST_CASE("memory_budget under the step's peak: as few FLOPs as brute force when
     }
     auto schedule = problem.solve(chosen.front(), std::nullopt, 60);
     REQUIRE(mlir::succeeded(schedule));
-    CHECK(measureStep(*budgeted.module, problem, *schedule, seed) == schedule->peakBytes);
+    CHECK(measure(*budgeted.module, problem, *schedule, seed, /*step=*/true) == schedule->peakBytes);
   }
   INFO(budgetsChecked << " budgets, " << nontrivial << " recomputing, " << splitAnswersCompared
                       << " against the split's answer");
