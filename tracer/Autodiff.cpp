@@ -41,6 +41,8 @@ Split::Split(Traced traced, SplitOptions options) : traced_(std::move(traced)) {
     if (!options.defaultPolicy.empty())
       remat.defaultPolicy = options.defaultPolicy;
     remat.budgetStep = options.budgetStep;
+    if (options.budgetSeconds)
+      remat.budgetSeconds = *options.budgetSeconds;
     pm.addPass(mlir::cotangent::createJxRematPass(remat));
   }
   LogicalResult result = failure();

@@ -26,6 +26,7 @@
 #include "runtime/interpreter/Interpreter.h"
 
 #include <any>
+#include <optional>
 #include <type_traits>
 
 namespace cotangent {
@@ -44,6 +45,9 @@ struct SplitOptions {
   /// --jx-remat's budget-step: a memory_budget bounds the peak of the fused
   /// value-and-grad step (what jit runs) instead of the split's.
   bool budgetStep = false;
+  /// --jx-remat's budget-seconds: the wall-clock time each memory_budget's
+  /// search may take; unset: the pass's default.
+  std::optional<double> budgetSeconds;
 };
 
 /// A traced function split into forward and backward.
