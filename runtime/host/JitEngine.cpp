@@ -203,6 +203,13 @@ JitEngine::create(ModuleOp lowered, const JitTarget &target, Location loc) {
     return fail(machines.takeError());
   machines->setCodeGenOptLevel(target.optLevel >= 3 ? llvm::CodeGenOptLevel::Aggressive
                                                     : llvm::CodeGenOptLevel::Default);
+  // What LLJIT sets for JITLink, which links the objects: small PIC code,
+  // external calls through stubs. Left unset, the JIT's default is the large
+  // model, whose calls (an address in a register) LLVM's fast instruction
+  // selector does not make, so every call of the host code went through
+  // SelectionDAG.
+  machines->setCodeModel(llvm::CodeModel::Small);
+  machines->setRelocationModel(llvm::Reloc::PIC_);
   // COTANGENT_CPU names another CPU to compile for (an older machine of a
   // fleet, or an AVX2-only one emulated on a wider CPU): its own features.
   if (const char *cpu = std::getenv("COTANGENT_CPU"); cpu && *cpu) {

@@ -1,6 +1,7 @@
 //===- LlvmOptimizer.cpp - LLVM's default pipeline, minus what costs only -===//
 
 #include "runtime/host/LlvmOptimizer.h"
+#include "runtime/host/FlattenExtractChains.h"
 #include "runtime/host/ReturnedFieldPropagation.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -26,7 +27,8 @@ bool isHostCode(const llvm::Function &fn) {
 static bool isSkipped(llvm::StringRef passName, llvm::Any unit) {
   if (passName == "CalledValuePropagationPass")
     return true;
-  if (passName != "GVNPass" && passName != "DSEPass")
+  if (passName != "GVNPass" && passName != "DSEPass" &&
+      passName != "SLPVectorizerPass")
     return false;
   const auto *fn = llvm::any_cast<const llvm::Function *>(&unit);
   return fn && isHostCode(**fn);
@@ -58,6 +60,10 @@ llvm::Error optimizeModule(llvm::Module &module, unsigned optLevel, llvm::Target
   builder.registerPipelineStartEPCallback(
       [](llvm::ModulePassManager &passes, llvm::OptimizationLevel) {
         passes.addPass(ReturnedFieldPropagationPass());
+      });
+  builder.registerOptimizerLastEPCallback(
+      [](llvm::ModulePassManager &passes, llvm::OptimizationLevel, llvm::ThinOrFullLTOPhase) {
+        passes.addPass(llvm::createModuleToFunctionPassAdaptor(FlattenExtractChainsPass()));
       });
 
   const llvm::OptimizationLevel levels[] = {llvm::OptimizationLevel::O0,

@@ -31,7 +31,12 @@ bool isHostCode(const llvm::Function &fn);
 /// - no GVN and no dead-store elimination in host code, whose long blocks
 ///   these two walk in time quadratic in their length,
 ///   while InstCombine, SROA and EarlyCSE already fold its descriptors.
-/// Together they were two thirds of the optimizer's time on a 64-layer MLP.
+///   Together they were two thirds of the optimizer's time on a 64-layer
+///   MLP;
+/// - no SLP vectorizer in host code: a vector constant stored into a result
+///   descriptor sends the rest of the block to SelectionDAG at -O0
+///   (FlattenExtractChains.h says why that costs), for a few stores saved;
+/// and, last, FlattenExtractChainsPass.
 /// Functions marked `optnone` are optimized too: the lowering marks host
 /// code so for a code generator at -O3 (object files), whose fast path it
 /// then takes.

@@ -14,6 +14,7 @@
 #include "passes/Passes.h"
 #include "runtime/cpu/MemoryHooks.h"
 #include "runtime/host/ByteCounter.h"
+#include "runtime/host/FlattenExtractChains.h"
 #include "runtime/host/JitEngine.h"
 #include "runtime/host/ReturnedFieldPropagation.h"
 #include "runtime/host/SplitContract.h"
@@ -26,6 +27,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <cstdlib>
@@ -348,4 +350,55 @@ TEST_CASE("constant fields of returned structs reach the callers", "[host][jit]"
   CHECK(llvm::count_if(module->getFunction("address")->getEntryBlock(), [](auto &inst) {
           return llvm::isa<llvm::ExtractValueInst>(inst);
         }) == 1);
+}
+
+// The stores of a descriptor that InstCombine splits read a stride as
+// `extractvalue (extractvalue %d, 4), i`: after the pass each is one extract
+// of a scalar, which the fast instruction selector takes; an aggregate
+// extract with another use stays.
+TEST_CASE("extract chains become one extract per scalar field", "[host][jit]") {
+  llvm::LLVMContext llvmContext;
+  llvm::SMDiagnostic diagnostic;
+  auto module = llvm::parseAssemblyString(R"ll(
+    define void @store(ptr %out, { ptr, i64, [2 x i64], { i64, [2 x i64] } } %d) {
+      %strides = extractvalue { ptr, i64, [2 x i64], { i64, [2 x i64] } } %d, 2
+      %s0 = extractvalue [2 x i64] %strides, 0
+      %s1 = extractvalue [2 x i64] %strides, 1
+      store i64 %s0, ptr %out
+      %p1 = getelementptr i64, ptr %out, i64 1
+      store i64 %s1, ptr %p1
+      %nested = extractvalue { ptr, i64, [2 x i64], { i64, [2 x i64] } } %d, 3
+      %pair = extractvalue { i64, [2 x i64] } %nested, 1
+      %deep = extractvalue [2 x i64] %pair, 1
+      %p2 = getelementptr i64, ptr %out, i64 2
+      store i64 %deep, ptr %p2
+      %kept = extractvalue { ptr, i64, [2 x i64], { i64, [2 x i64] } } %d, 2
+      %k0 = extractvalue [2 x i64] %kept, 0
+      %p3 = getelementptr [2 x i64], ptr %out, i64 2
+      store [2 x i64] %kept, ptr %p3
+      store i64 %k0, ptr %out
+      ret void
+    }
+  )ll",
+                                          diagnostic, llvmContext);
+  REQUIRE(module);
+  llvm::FunctionAnalysisManager analyses;
+  llvm::Function &fn = *module->getFunction("store");
+  host::FlattenExtractChainsPass().run(fn, analyses);
+  CHECK_FALSE(llvm::verifyFunction(fn, &llvm::errs()));
+  std::vector<std::vector<unsigned>> scalarPaths;
+  int aggregateExtracts = 0;
+  for (llvm::Instruction &inst : fn.getEntryBlock()) {
+    auto *extract = llvm::dyn_cast<llvm::ExtractValueInst>(&inst);
+    if (!extract)
+      continue;
+    CHECK_FALSE(llvm::isa<llvm::ExtractValueInst>(extract->getAggregateOperand()));
+    if (extract->getType()->isAggregateType())
+      ++aggregateExtracts;
+    else
+      scalarPaths.emplace_back(extract->idx_begin(), extract->idx_end());
+  }
+  // %kept is stored whole: it stays, and %k0 reads the field from %d.
+  CHECK(aggregateExtracts == 1);
+  CHECK(scalarPaths == std::vector<std::vector<unsigned>>{{2, 0}, {2, 1}, {3, 1, 1}, {2, 0}});
 }
