@@ -7,9 +7,8 @@
 // when its result fits a register: at the first one that does not it hands
 // the rest of the block to SelectionDAG, whose cost grows with the block.
 // A step's host function is one long block, so nearly all of it went the
-// slow way (a 128-layer MLP: 40% of the compile). This pass rewrites each
-// chain of extracts ending in a scalar into one extract with the whole
-// index path.
+// slow way. This pass rewrites each chain of extracts ending in a scalar
+// into one extract with the whole index path.
 //
 //===----------------------------------------------------------------------===//
 

@@ -3,6 +3,7 @@
 #include "runtime/host/LlvmOptimizer.h"
 #include "runtime/host/FlattenExtractChains.h"
 #include "runtime/host/ReturnedFieldPropagation.h"
+#include "runtime/host/StructReturnsToOutParams.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Analysis/CFG.h"
@@ -64,6 +65,7 @@ llvm::Error optimizeModule(llvm::Module &module, unsigned optLevel, llvm::Target
   builder.registerOptimizerLastEPCallback(
       [](llvm::ModulePassManager &passes, llvm::OptimizationLevel, llvm::ThinOrFullLTOPhase) {
         passes.addPass(llvm::createModuleToFunctionPassAdaptor(FlattenExtractChainsPass()));
+        passes.addPass(StructReturnsToOutParamsPass());
       });
 
   const llvm::OptimizationLevel levels[] = {llvm::OptimizationLevel::O0,

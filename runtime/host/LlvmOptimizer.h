@@ -36,7 +36,7 @@ bool isHostCode(const llvm::Function &fn);
 /// - no SLP vectorizer in host code: a vector constant stored into a result
 ///   descriptor sends the rest of the block to SelectionDAG at -O0
 ///   (FlattenExtractChains.h says why that costs), for a few stores saved;
-/// and, last, FlattenExtractChainsPass.
+/// and, last, FlattenExtractChainsPass, then StructReturnsToOutParamsPass.
 /// Functions marked `optnone` are optimized too: the lowering marks host
 /// code so for a code generator at -O3 (object files), whose fast path it
 /// then takes.

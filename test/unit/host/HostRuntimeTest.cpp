@@ -18,6 +18,7 @@
 #include "runtime/host/JitEngine.h"
 #include "runtime/host/ReturnedFieldPropagation.h"
 #include "runtime/host/SplitContract.h"
+#include "runtime/host/StructReturnsToOutParams.h"
 #include "runtime/host/StridedMatrix.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -401,4 +402,83 @@ TEST_CASE("extract chains become one extract per scalar field", "[host][jit]") {
   // %kept is stored whole: it stays, and %k0 reads the field from %d.
   CHECK(aggregateExtracts == 1);
   CHECK(scalarPaths == std::vector<std::vector<unsigned>>{{2, 0}, {2, 1}, {3, 1, 1}, {2, 0}});
+}
+
+// A local function returning a struct of descriptor fields returns through
+// its callers' stack slot: it stores the fields some caller reads, each call
+// site reads them back right after the call. A function whose result is
+// used whole, or that is not local, keeps its struct.
+TEST_CASE("struct returns of local functions go through an out pointer", "[host][jit]") {
+  llvm::LLVMContext llvmContext;
+  llvm::SMDiagnostic diagnostic;
+  auto module = llvm::parseAssemblyString(R"ll(
+    define internal fastcc { ptr, i64, [2 x i64] } @layer(ptr %p, i64 %n) {
+      %a = insertvalue { ptr, i64, [2 x i64] } poison, ptr %p, 0
+      %b = insertvalue { ptr, i64, [2 x i64] } %a, i64 %n, 1
+      %m = mul i64 %n, 2
+      %c = insertvalue { ptr, i64, [2 x i64] } %b, i64 %m, 2, 1
+      ret { ptr, i64, [2 x i64] } %c
+    }
+    define i64 @step(ptr %p, i64 %n) {
+      %r = tail call fastcc { ptr, i64, [2 x i64] } @layer(ptr %p, i64 %n)
+      %q = extractvalue { ptr, i64, [2 x i64] } %r, 0
+      %s = extractvalue { ptr, i64, [2 x i64] } %r, 2, 1
+      %r2 = tail call fastcc { ptr, i64, [2 x i64] } @layer(ptr %q, i64 %s)
+      %t = extractvalue { ptr, i64, [2 x i64] } %r2, 2, 1
+      ret i64 %t
+    }
+    define internal { i64 } @whole(i64 %n) {
+      %a = insertvalue { i64 } poison, i64 %n, 0
+      ret { i64 } %a
+    }
+    define { i64 } @passes_on(i64 %n) {
+      %r = call { i64 } @whole(i64 %n)
+      ret { i64 } %r
+    }
+    define { i64 } @exported(i64 %n) {
+      %a = insertvalue { i64 } poison, i64 %n, 0
+      ret { i64 } %a
+    }
+    define i64 @calls_exported(i64 %n) {
+      %r = call { i64 } @exported(i64 %n)
+      %x = extractvalue { i64 } %r, 0
+      ret i64 %x
+    }
+  )ll",
+                                          diagnostic, llvmContext);
+  REQUIRE(module);
+  llvm::ModuleAnalysisManager analyses;
+  host::StructReturnsToOutParamsPass().run(*module, analyses);
+  CHECK_FALSE(llvm::verifyModule(*module, &llvm::errs()));
+
+  llvm::Function *layer = module->getFunction("layer");
+  REQUIRE(layer);
+  CHECK(layer->getReturnType()->isVoidTy());
+  CHECK(layer->arg_size() == 3);
+  CHECK(layer->getCallingConv() == llvm::CallingConv::Fast);
+  // The fields read, {0} and {2, 1}, are stored; {1} is not.
+  int stores = 0;
+  for (llvm::Instruction &inst : layer->getEntryBlock())
+    stores += llvm::isa<llvm::StoreInst>(inst);
+  CHECK(stores == 2);
+  CHECK(llvm::none_of(layer->getEntryBlock(),
+                      [](auto &inst) { return llvm::isa<llvm::InsertValueInst>(inst); }));
+  // Each call passes the slot, not as a tail call, and its fields are loads.
+  llvm::Function *step = module->getFunction("step");
+  int calls = 0, loads = 0;
+  for (llvm::Instruction &inst : step->getEntryBlock()) {
+    if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst)) {
+      ++calls;
+      CHECK(call->getCalledFunction() == layer);
+      CHECK(llvm::isa<llvm::AllocaInst>(call->getArgOperand(0)));
+      CHECK_FALSE(call->isTailCall());
+      CHECK(call->getCallingConv() == llvm::CallingConv::Fast);
+    }
+    loads += llvm::isa<llvm::LoadInst>(inst);
+    CHECK_FALSE(llvm::isa<llvm::ExtractValueInst>(inst));
+  }
+  CHECK(calls == 2);
+  CHECK(loads == 3);
+  CHECK(module->getFunction("whole")->getReturnType()->isStructTy());
+  CHECK(module->getFunction("exported")->getReturnType()->isStructTy());
 }
