@@ -172,8 +172,8 @@ def JxRematPass : Pass<"jx-remat", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"budgetSeconds", "budget-seconds", "double", "10",
-           "Time a memory_budget solve may take to prove optimality; after it the "
-           "best schedule found is used">,
+           "Time in seconds (positive) a memory_budget solve may take to prove "
+           "optimality; after it the best schedule found is used">,
     Option<"budgetProof", "budget-proof", "bool", "false",
            "Prove a memory_budget schedule optimal under the proven lower bound of "
            "the peak (slower: more schedules are predicted)">,

@@ -28,6 +28,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
+#include <cmath>
 
 namespace mlir::cotangent {
 #define GEN_PASS_DEF_JXREMATPASS
@@ -678,6 +679,13 @@ struct JxRematPass : cotangent::impl::JxRematPassBase<JxRematPass> {
     SmallVector<SplitPair> pairs = getSplitPairs(module);
     if (pairs.empty()) {
       module.emitError("--jx-remat: no forward/backward pair in the module; run --jx-vjp first");
+      return signalPassFailure();
+    }
+    // At the module's location, as the default policy's errors: the flag is at fault.
+    if (!(budgetSeconds > 0) || !std::isfinite(budgetSeconds)) {
+      mlir::emitError(module.getLoc(), "--jx-remat: budget-seconds must be a positive number "
+                                       "of seconds, got ")
+          << shortNumber(budgetSeconds);
       return signalPassFailure();
     }
     PolicyAttr outside;

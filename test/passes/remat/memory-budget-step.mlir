@@ -9,6 +9,12 @@
 // on a loaded machine: the search has time enough for it to be exact.
 // RUN: not cotangent-opt %s -split-input-file --jx-vjp --jx-remat=budget-seconds=120 -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPLIT
 // RUN: not cotangent-opt %s -split-input-file --jx-vjp --jx-remat="budget-step=true budget-seconds=120" --jx-print-saved-residuals -o /dev/null 2>&1 | FileCheck %s --check-prefix=STEP
+// A search time that is not a positive number is refused before any search.
+// RUN: not cotangent-opt %s -split-input-file --jx-vjp --jx-remat=budget-seconds=-1 -o /dev/null 2>&1 | FileCheck %s --check-prefix=SECONDS
+// RUN: not cotangent-opt %s -split-input-file --jx-vjp --jx-remat=budget-seconds=0 -o /dev/null 2>&1 | FileCheck %s --check-prefix=ZERO
+
+// SECONDS: error: --jx-remat: budget-seconds must be a positive number of seconds, got -1
+// ZERO: error: --jx-remat: budget-seconds must be a positive number of seconds, got 0
 
 // SPLIT: error: memory_budget: no schedule of this step peaks within 19000 bytes; the smallest peak is 19456 bytes
 

@@ -48,6 +48,10 @@ TEST_CASE("memory_budget bounds the fused step's peak with SplitOptions::budgetS
                              Catch::Contains("the smallest peak is 19456 bytes"));
   }
 
+  // A search time that is not a positive number is refused, naming the flag.
+  CHECK_THROWS_WITH(Split(traceLayers(ctx, kBudget), {.budgetSeconds = -1}),
+                    Catch::Contains("budget-seconds must be a positive number of seconds"));
+
   Split step(traceLayers(ctx, kBudget), {.budgetStep = true});
   auto plan = mlir::cotangent::predictCallPlan(step.module(), step.value_and_grad().getSymName());
   REQUIRE(mlir::succeeded(plan));
